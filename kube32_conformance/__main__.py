@@ -1,0 +1,3 @@
+from kube32_conformance.cli import main
+
+raise SystemExit(main())

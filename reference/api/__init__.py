@@ -1,0 +1,1 @@
+"""Flask blueprints of the reference API: thin layers that parse, validate, call the store, render."""

@@ -1,0 +1,75 @@
+"""Request bodies: size limit, JSON or YAML, patch media types — every failure a clear Status."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from flask import request
+
+from reference import errors
+from reference.machinery import patch as patches
+from spec import constants
+
+JSON_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml", "")
+
+
+def media_type() -> str:
+    return (request.mimetype or "").lower()
+
+
+def raw_body() -> bytes:
+    length = request.content_length
+    limit = constants.MAX_REQUEST_BODY_BYTES
+    if length is not None and length > limit:
+        raise errors.RequestEntityTooLarge(f"the request body is {length} bytes; the limit is {limit} bytes")
+    data = request.stream.read(limit + 1)
+    if len(data) > limit:
+        raise errors.RequestEntityTooLarge(f"the request body exceeds the limit of {limit} bytes")
+    return data
+
+
+def decode(data: bytes, mtype: str) -> object:
+    if not data.strip():
+        raise errors.BadRequest("the request has no body; expected a JSON or YAML object")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.BadRequest(f"the request body is not UTF-8 text: {exc}") from exc
+    if "yaml" in mtype:
+        try:
+            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        except yaml.YAMLError as exc:
+            raise errors.BadRequest(f"the request body is not valid YAML: {exc}") from exc
+        if len(docs) != 1:
+            raise errors.BadRequest(f"expected exactly one YAML document in the body, found {len(docs)}")
+        return docs[0]
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise errors.BadRequest(f"the request body is not valid JSON: {exc}") from exc
+
+
+def object_body() -> dict:
+    """The body of a POST/PUT: a JSON or YAML object."""
+    mtype = media_type()
+    if mtype not in JSON_TYPES:
+        raise errors.UnsupportedMediaType(
+            f"the body of the request was in an unknown format - accepted media types include: "
+            f"application/json, application/yaml (got {mtype!r})")
+    body = decode(raw_body(), mtype)
+    if not isinstance(body, dict):
+        raise errors.BadRequest(f"the request body must be an object, not {type(body).__name__}")
+    return body
+
+
+def patch_body() -> tuple[object, object]:
+    """(patch function, decoded patch) for the request's patch media type."""
+    mtype = media_type()
+    fn = patches.CONTENT_TYPES.get(mtype)
+    if fn is None:
+        raise errors.UnsupportedMediaType(
+            f"the body of the request was in an unknown format - accepted media types include: "
+            f"{', '.join(patches.CONTENT_TYPES)} (got {mtype!r})")
+    body = decode(raw_body(), "yaml" if mtype.endswith("yaml") else "json")
+    return fn, body

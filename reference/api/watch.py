@@ -1,0 +1,88 @@
+"""Watch streams: newline-delimited ``{"type", "object"}`` JSON, headers flushed at once.
+
+``resourceVersion`` empty or "0" first sends the current objects as ADDED; otherwise events after
+that version. ``timeoutSeconds`` ends the stream. Under waitress an empty first chunk does not flush
+the headers, so the stream starts with a single newline (JSON decoders skip whitespace).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Response, request, stream_with_context
+
+from reference import errors
+from reference.api import tables
+from reference.machinery import selectors
+
+DEFAULT_TIMEOUT = 1800.0
+POLL = 0.5
+
+
+def stream(cp, resource, namespace: str | None) -> Response:
+    label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
+    field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
+    as_table = tables.wants_table()
+    rv_arg = request.args.get("resourceVersion", "")
+    timeout = float(request.args.get("timeoutSeconds") or DEFAULT_TIMEOUT)
+    view = cp.views.get(resource.key)
+
+    def matches(obj: dict) -> bool:
+        return label_pred(obj.get("metadata", {}).get("labels")) and field_pred(obj)
+
+    def encode(kind: str, obj: dict) -> str:
+        if as_table:
+            obj = tables.table(cp, resource, [obj], obj["metadata"].get("resourceVersion"), columns=False)
+        return json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n"
+
+    with cp.store.lock:
+        initial: list[dict] = []
+        if rv_arg in ("", "0"):
+            source = view.list(namespace) if view else cp.store.list(resource.key, namespace)
+            initial = [o for o in source if matches(o)]
+            since = cp.store.resource_version
+        else:
+            try:
+                since = int(rv_arg)
+            except ValueError as exc:
+                raise errors.BadRequest(f"invalid resourceVersion {rv_arg!r}") from exc
+        w = None if view else cp.store.watch(resource.key, namespace, since)
+
+    def generate():
+        yield "\n"
+        for obj in initial:
+            yield encode("ADDED", obj)
+        deadline = time.monotonic() + timeout
+        last = {(_key(o)): o for o in initial} if view else {}
+        while time.monotonic() < deadline:
+            if view is not None:
+                time.sleep(POLL)
+                current = {_key(o): o for o in view.list(namespace) if matches(o)}
+                for k, o in current.items():
+                    if k not in last:
+                        yield encode("ADDED", o)
+                    elif last[k] != o:
+                        yield encode("MODIFIED", o)
+                for k, o in last.items():
+                    if k not in current:
+                        yield encode("DELETED", o)
+                last = current
+                continue
+            event = w.next(POLL)
+            if event is None:
+                if w.closed:
+                    return
+                continue
+            kind, obj = event
+            if matches(obj):
+                yield encode(kind, obj)
+
+    media = tables.TABLE_MEDIA_TYPE if as_table else "application/json"
+    return Response(stream_with_context(generate()), mimetype=None, content_type=media,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _key(obj: dict) -> tuple[str, str]:
+    meta = obj.get("metadata", {})
+    return meta.get("namespace", ""), meta.get("name", "")

@@ -1,0 +1,47 @@
+"""Exact strings kube32 shares with upstream Kubernetes (reasons, messages, formats).
+
+Copied from upstream source (see ../shared/notes/upstream-kubernetes-facts.md); tests assert
+against these constants, never against retyped text.
+"""
+
+# Scheduler: FitError message (pkg/scheduler/framework/types.go)
+NO_NODE_AVAILABLE_MSG = "0/{total} nodes are available"
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+# Scheduler filter reasons (pkg/scheduler/framework/plugins/*)
+REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
+REASON_NOT_READY = "node(s) were not ready"
+REASON_NODE_NAME = "node(s) didn't match the requested node name"
+REASON_NODE_SELECTOR = "node(s) didn't match Pod's node affinity/selector"
+REASON_INSUFFICIENT = "Insufficient {resource}"
+
+# Scheduler events and conditions (pkg/scheduler/schedule_one.go)
+EVENT_FAILED_SCHEDULING = "FailedScheduling"
+EVENT_SCHEDULED = "Scheduled"
+SCHEDULED_MESSAGE = "Successfully assigned {namespace}/{name} to {node}"
+POD_REASON_UNSCHEDULABLE = "Unschedulable"
+SCHEDULER_COMPONENT = "default-scheduler"
+
+# Node lifecycle (pkg/controller/nodelifecycle, pkg/controller/util/node)
+NODE_STATUS_UNKNOWN = "NodeStatusUnknown"
+NODE_STATUS_UNKNOWN_MESSAGE = "Kubelet stopped posting node status."
+EVENT_NODE_NOT_READY = "NodeNotReady"
+EVENT_NODE_READY = "NodeReady"
+NODE_STATUS_CHANGE_MESSAGE = "Node {node} status is now: {status}"
+NODE_CONTROLLER_COMPONENT = "node-controller"
+
+# Eviction (kube32: the pod returns to Pending with reason Evicted)
+POD_REASON_EVICTED = "Evicted"
+EVENT_EVICTED = "Evicted"
+CONDITION_DISRUPTION_TARGET = "DisruptionTarget"
+
+# Deployment conditions (pkg/controller/deployment/util/deployment_util.go)
+DEPLOY_MIN_AVAILABLE = "MinimumReplicasAvailable"
+DEPLOY_MIN_AVAILABLE_MSG = "Deployment has minimum availability."
+DEPLOY_MIN_UNAVAILABLE = "MinimumReplicasUnavailable"
+DEPLOY_MIN_UNAVAILABLE_MSG = "Deployment does not have minimum availability."
+
+# Job conditions (pkg/controller/job/job_controller.go)
+JOB_BACKOFF_LIMIT_EXCEEDED = "BackoffLimitExceeded"
+JOB_BACKOFF_LIMIT_EXCEEDED_MSG = "Job has reached the specified backoff limit"
