@@ -1,0 +1,68 @@
+"""Every error the harness raises. Each one says what was expected and what was seen."""
+
+from __future__ import annotations
+
+from .console import Crash
+
+
+class HarnessError(Exception):
+    """Base class of harness errors."""
+
+
+class StateError(HarnessError):
+    """A method was called in a lifecycle state where it cannot run (e.g. expect before open)."""
+
+
+class ResetNotSupported(HarnessError):
+    """The port cannot carry DTR/RTS (socket://, a pty) or the rig says ``reset: none``."""
+
+
+class BoardDisconnected(HarnessError):
+    """The serial port went away (USB unplugged, RFC2217 server closed the connection)."""
+
+    def __init__(self, board: str, url: str, cause: BaseException | str) -> None:
+        self.board = board
+        self.url = url
+        self.cause = cause
+        super().__init__(f"board {board}: serial port {url} disconnected: {cause}")
+
+
+class BoardTimeout(HarnessError):
+    """An ``expect`` did not see its pattern in time. Carries the last console lines."""
+
+    def __init__(self, board: str, pattern: str, timeout: float, last_lines: list[str]) -> None:
+        self.board = board
+        self.pattern = pattern
+        self.timeout = timeout
+        self.last_lines = last_lines
+        tail = "\n".join(f"  | {line}" for line in last_lines) or "  (no console output at all)"
+        super().__init__(
+            f"board {board}: expected a console line matching {pattern!r} within {timeout:g} s; "
+            f"last {len(last_lines)} console lines:\n{tail}"
+        )
+
+
+class BoardCrashed(HarnessError):
+    """The board crashed (panic, abort, brownout, unexpected reboot ...) while we were using it."""
+
+    def __init__(self, board: str, crash: Crash) -> None:
+        self.board = board
+        self.crash = crash
+        self.kind = crash.kind
+        self.text = crash.text
+        self.backtrace = crash.backtrace
+        bt = f"\n{crash.backtrace}" if crash.backtrace else ""
+        super().__init__(f"board {board} crashed ({crash.kind}: {crash.reason}){bt}\n--- crash text ---\n{crash.text}")
+
+
+class FlashError(HarnessError):
+    """esptool is missing or failed."""
+
+
+class RigFileError(HarnessError):
+    """The rig file is invalid. ``problems`` lists ``field.path: message`` strings."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__(f"invalid rig file {path}:\n" + "\n".join(f"  {p}" for p in problems))
