@@ -160,10 +160,8 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             self._thread.join(timeout=5)
             self._thread = None
         if ser is not None:
-            try:
+            with contextlib.suppress(Exception):
                 ser.close()
-            except Exception:  # noqa: BLE001 - closing a dead port must not mask the real error
-                pass
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -212,10 +210,8 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         for cl in new:
             self._write_log(cl.format())
             for fn in list(self._listeners):
-                try:
+                with contextlib.suppress(Exception):
                     fn(cl)
-                except Exception:  # noqa: BLE001 - a broken listener must not kill the reader
-                    pass
 
     def _ingest_locked(self, lines: list[Line], flush_crash: bool = False) -> list[ConsoleLine]:
         new = []

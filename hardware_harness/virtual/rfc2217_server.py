@@ -107,10 +107,8 @@ class Rfc2217Server:
         finally:
             done.set()
             pump.join(timeout=2)
-            try:
+            with contextlib.suppress(Exception):
                 ser.close()
-            except Exception:  # noqa: BLE001
-                pass
             self._forget(sock)
 
     def _port_to_socket(self, ser, sock: socket.socket, manager, done: threading.Event) -> None:
