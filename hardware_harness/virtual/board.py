@@ -152,6 +152,7 @@ class VirtualBoard:
         self._boot_at = time.monotonic() + delay
         self._strap_low = self.io0_low
         self._boot_reason = reason
+        self._cond.notify_all()
 
     def _halt_locked(self, new_state: str) -> None:
         self.generation += 1
@@ -178,7 +179,7 @@ class VirtualBoard:
             with self._cond:
                 if gen != self.generation:
                     continue
-                self._boot_t0 = time.monotonic()
+                self._boot_t0 = time.monotonic() - 0.32  # app_main starts ~320 ms after reset
                 self.boots.append((reason[0], reason[1], download))
                 if download:
                     self._emit_locked(download_banner(reason))

@@ -1,0 +1,214 @@
+"""Rig: every board of a rig file opened at once, with the operations a conformance run needs.
+
+Lifecycle: ``Rig.open(path)`` (ports open, lines deasserted, nothing reset) -> ``start()`` (reset
+every board, wait for the control plane's API URL and every kubelet's ready line) -> scenarios use
+``api_url``, ``hold``/``release``, ``restart_control_plane``, ``mark``/``scenario_logs``, ``check``
+-> ``close()``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .board_console import BoardConsole, Mark
+from .errors import BoardCrashed, HarnessError, StateError
+from .resources import BoardSpec
+from .rig_file import RigFile, load_rig
+
+
+@dataclass(frozen=True)
+class RigMark:
+    """A position in every board's console (``Rig.mark``)."""
+
+    marks: dict[str, Mark]
+    t: float
+
+
+class Rig:
+    """All boards of one rig file."""
+
+    def __init__(self, rig_file: RigFile, *, log_dir: str | Path | None = None) -> None:
+        self.rig_file = rig_file
+        self.specs: dict[str, BoardSpec] = {s.name: s for s in rig_file.board_specs()}
+        self.profile = rig_file.profile
+        self.timeouts = rig_file.timeouts
+        self.consoles: dict[str, BoardConsole] = {
+            s.name: BoardConsole(
+                s.name,
+                s.port.url,
+                s.port.baud,
+                reset=s.reset,
+                log_path=Path(log_dir) / f"{s.name}.log" if log_dir else None,
+            )
+            for s in self.specs.values()
+        }
+        self.api_url: str | None = None
+        self.boot_reasons: dict[str, str] = {}
+
+    @classmethod
+    def open(cls, path: str | Path, *, log_dir: str | Path | None = None) -> Rig:
+        rig = cls(load_rig(path), log_dir=log_dir)
+        try:
+            for console in rig.consoles.values():
+                console.open()
+        except BaseException:
+            rig.close()
+            raise
+        return rig
+
+    def close(self) -> None:
+        for console in self.consoles.values():
+            console.close()
+
+    def __enter__(self) -> Rig:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- who is who -------------------------------------------------------------------------------
+
+    @property
+    def control_plane(self) -> str:
+        return next(name for name, s in self.specs.items() if s.role == "control-plane")
+
+    @property
+    def node_boards(self) -> dict[str, str]:
+        """node_name -> board name."""
+        return {s.node_name: name for name, s in self.specs.items() if s.role == "node" and s.node_name}
+
+    def board_of(self, node_or_board: str) -> str:
+        if node_or_board in self.specs:
+            return node_or_board
+        boards = self.node_boards
+        if node_or_board in boards:
+            return boards[node_or_board]
+        raise HarnessError(
+            f"no board or node named {node_or_board!r} in the rig; boards: {', '.join(self.specs)}; "
+            f"nodes: {', '.join(boards) or 'none'}"
+        )
+
+    # --- boot ---------------------------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Reset every board (control plane first), wait until the API and all kubelets are up."""
+        self.restart_control_plane()
+        marks = {}
+        for board in self.node_boards.values():
+            marks[board] = self.consoles[board].mark()
+            self._reset(board)
+        for board in self.node_boards.values():
+            self._wait_node(board, marks[board])
+        return self.api_url or ""
+
+    def restart_control_plane(self) -> str:
+        """Reset the control-plane board and wait for its API URL (read from the boot log if a pattern)."""
+        name = self.control_plane
+        mark = self.consoles[name].mark()
+        self._reset(name)
+        return self._wait_control_plane(name, mark)
+
+    def wait_booted(self, board: str, since: Mark | None = None) -> None:
+        spec = self.specs[board]
+        console = self.consoles[board]
+        m = console.expect(r"rst:0x[0-9a-fA-F]+ \(", self.timeouts.boot, since=since)
+        self.boot_reasons[board] = m.line.text
+        console.expect(spec.booted, self.timeouts.boot)
+
+    def _reset(self, board: str) -> None:
+        console = self.consoles[board]
+        if self.specs[board].reset == "none":
+            return
+        console.reset()
+
+    def _wait_control_plane(self, name: str, mark: Mark) -> str:
+        spec = self.specs[name]
+        self.wait_booted(name, mark)
+        if spec.api_url_fixed:
+            self.api_url = spec.api_url_fixed
+        else:
+            assert spec.api_url_pattern is not None
+            m = self.consoles[name].expect(spec.api_url_pattern, self.timeouts.boot, since=mark)
+            self.api_url = m.group(1)
+        return self.api_url
+
+    def _wait_node(self, board: str, mark: Mark) -> None:
+        spec = self.specs[board]
+        self.wait_booted(board, mark)
+        assert spec.kubelet_ready is not None
+        self.consoles[board].expect(spec.kubelet_ready, self.timeouts.ready)
+
+    # --- faults a scenario can cause -------------------------------------------------------------------
+
+    def hold(self, node: str) -> None:
+        """Hold a node's board in reset (EN low): the node stops renewing its Lease."""
+        board = self.board_of(node)
+        self.consoles[board].hold()
+
+    def release(self, node: str, *, wait_ready: bool = True) -> None:
+        """Release a held board; by default wait until its kubelet says it is ready again."""
+        board = self.board_of(node)
+        mark = self.consoles[board].mark()
+        self.consoles[board].release()
+        if wait_ready:
+            if self.specs[board].role == "node":
+                self._wait_node(board, mark)
+            else:
+                self._wait_control_plane(board, mark)
+
+    def reset(self, node: str) -> None:
+        board = self.board_of(node)
+        mark = self.consoles[board].mark()
+        self._reset(board)
+        if self.specs[board].role == "node":
+            self._wait_node(board, mark)
+        else:
+            self._wait_control_plane(board, mark)
+
+    # --- logs and health ---------------------------------------------------------------------------------
+
+    def mark(self) -> RigMark:
+        return RigMark({name: c.mark() for name, c in self.consoles.items()}, time.time())
+
+    def scenario_logs(self, since: RigMark, until: RigMark | None = None) -> dict[str, str]:
+        """board name -> timestamped console text between two marks."""
+        return {
+            name: c.text(since.marks.get(name), until.marks.get(name) if until else None)
+            for name, c in self.consoles.items()
+        }
+
+    def crashes_since(self, since: RigMark) -> dict[str, list]:
+        out = {}
+        for name, c in self.consoles.items():
+            start = since.marks[name].index if name in since.marks else 0
+            found = [r for r in c.crashes if r.index >= start]
+            if found:
+                out[name] = found
+        return out
+
+    def check(self) -> None:
+        """Raise the first unreported crash or disconnect of any board."""
+        errors: list[BoardCrashed] = []
+        for console in self.consoles.values():
+            try:
+                console.check()
+            except BoardCrashed as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    def require_started(self) -> str:
+        if self.api_url is None:
+            raise StateError("the rig has not been started: call start() before using api_url")
+        return self.api_url
+
+    def find_in_log(self, board: str, pattern: str, since: Mark | None = None) -> re.Match[str] | None:
+        rx = re.compile(pattern)
+        for line in self.consoles[board].slice(since):
+            m = rx.search(line.text)
+            if m:
+                return m
+        return None
