@@ -53,3 +53,14 @@ JOB_RESTART_POLICIES = ("Never", "OnFailure")
 # API server
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 DEFAULT_NAMESPACES = ("default", NODE_LEASE_NAMESPACE)
+
+# Endpoints and EndpointSlices (upstream names; pkg/controller/endpoint, pkg/controller/endpointslice)
+LABEL_SERVICE_NAME = "kubernetes.io/service-name"
+LABEL_ENDPOINTSLICE_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
+ENDPOINTSLICE_CONTROLLER_NAME = "endpointslice-controller.k8s.io"
+LABEL_ENDPOINTS_MANAGED_BY = "endpoints.kubernetes.io/managed-by"
+ENDPOINTS_CONTROLLER_NAME = "endpoint-controller"
+LABEL_HEADLESS_SERVICE = "service.kubernetes.io/headless"
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+# Upstream's default --max-endpoints-per-slice (the document gives no number).
+MAX_ENDPOINTS_PER_SLICE = 100
