@@ -35,6 +35,16 @@ NODE_CONTROLLER_COMPONENT = "node-controller"
 POD_REASON_EVICTED = "Evicted"
 EVENT_EVICTED = "Evicted"
 CONDITION_DISRUPTION_TARGET = "DisruptionTarget"
+# kube32 keeps the pod, but the DisruptionTarget condition copies upstream's taint-manager strings
+# (pkg/controller/tainteviction/taint_eviction.go) so tools that key on them keep working.
+DISRUPTION_TARGET_REASON = "DeletionByTaintManager"
+DISRUPTION_TARGET_MESSAGE = "Taint manager: deleting due to NoExecute taint"
+# Our own wording (the document quotes none): status.message of an evicted pod and its Evicted event.
+EVICTED_MESSAGE = "Evicted from node {node}: taint {taint} is not tolerated"
+EVENT_EVICTED_TYPE = "Warning"          # as the kubelet's Evicted events upstream
+# Ready=True written back on recovery (upstream kubelet's strings, pkg/kubelet/nodestatus/setters.go)
+KUBELET_READY = "KubeletReady"
+KUBELET_READY_MESSAGE = "kubelet is posting ready status"
 
 # Deployment conditions (pkg/controller/deployment/util/deployment_util.go)
 DEPLOY_MIN_AVAILABLE = "MinimumReplicasAvailable"
