@@ -55,3 +55,22 @@ DEPLOY_MIN_UNAVAILABLE_MSG = "Deployment does not have minimum availability."
 # Job conditions (pkg/controller/job/job_controller.go)
 JOB_BACKOFF_LIMIT_EXCEEDED = "BackoffLimitExceeded"
 JOB_BACKOFF_LIMIT_EXCEEDED_MSG = "Job has reached the specified backoff limit"
+
+# Job completion (pkg/controller/job, batch/v1 JobReasonCompletionsReached; message as served by
+# current clusters) and controller events (SuccessfulCreate/SuccessfulDelete, Completed).
+JOB_COMPLETIONS_REACHED = "CompletionsReached"
+JOB_COMPLETIONS_REACHED_MSG = "Reached expected number of succeeded pods"
+JOB_COMPLETED_EVENT = "Completed"
+JOB_COMPLETED_EVENT_MSG = "Job completed"
+JOB_CONTROLLER_COMPONENT = "job-controller"
+DAEMONSET_CONTROLLER_COMPONENT = "daemonset-controller"
+EVENT_SUCCESSFUL_CREATE = "SuccessfulCreate"
+EVENT_SUCCESSFUL_CREATE_MSG = "Created pod: {name}"
+EVENT_SUCCESSFUL_DELETE = "SuccessfulDelete"
+EVENT_SUCCESSFUL_DELETE_MSG = "Deleted pod: {name}"
+EVENT_FAILED_CREATE = "FailedCreate"
+EVENT_FAILED_CREATE_MSG = "Error creating: {error}"
+
+# Workload validation (pkg/apis/apps/validation, pkg/apis/batch/validation): field.NotSupported.
+UNSUPPORTED_VALUE_MSG = 'Unsupported value: "{value}": supported values: {supported}'
+REASON_FIELD_NOT_SUPPORTED = "FieldValueNotSupported"
