@@ -37,6 +37,10 @@ DEPLOYMENT_DEFAULT_MAX_UNAVAILABLE = "25%"
 DEPLOYMENT_DEFAULT_MAX_SURGE = "25%"
 DEPLOYMENT_DEFAULT_REPLICAS = 1
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
+# Deployment: stale pods replaced per controller pass on a template change (document: "one").
+DEPLOYMENT_STALE_REPLACEMENTS_PER_PASS = 1
+# Upstream apps/v1 default of spec.progressDeadlineSeconds (the document gives none).
+DEPLOYMENT_DEFAULT_PROGRESS_DEADLINE_SECONDS = 600
 
 # DaemonSet
 DAEMONSET_DEFAULT_MAX_UNAVAILABLE = 1

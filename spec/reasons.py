@@ -51,6 +51,15 @@ DEPLOY_MIN_AVAILABLE = "MinimumReplicasAvailable"
 DEPLOY_MIN_AVAILABLE_MSG = "Deployment has minimum availability."
 DEPLOY_MIN_UNAVAILABLE = "MinimumReplicasUnavailable"
 DEPLOY_MIN_UNAVAILABLE_MSG = "Deployment does not have minimum availability."
+# Deployment Progressing condition (pkg/controller/deployment/progress.go; reasons from
+# util/deployment_util.go). kube32 has no ReplicaSets, so the messages use upstream's
+# `Deployment "<name>"` forms (the ones upstream writes when there is no new ReplicaSet).
+DEPLOY_PROGRESSING = "ReplicaSetUpdated"
+DEPLOY_PROGRESSING_MSG = 'Deployment "{name}" is progressing.'
+DEPLOY_COMPLETE = "NewReplicaSetAvailable"
+DEPLOY_COMPLETE_MSG = 'Deployment "{name}" has successfully progressed.'
+DEPLOY_TIMED_OUT = "ProgressDeadlineExceeded"
+DEPLOY_TIMED_OUT_MSG = 'Deployment "{name}" has timed out progressing.'
 
 # Job conditions (pkg/controller/job/job_controller.go)
 JOB_BACKOFF_LIMIT_EXCEEDED = "BackoffLimitExceeded"
