@@ -1,0 +1,26 @@
+"""Filter 2: a pod that names a node only fits that node.
+
+Pods created with ``spec.nodeName`` never reach the scheduler (they skip it), so in practice this
+filter has nothing to check; it is kept so the filter list matches the document, and so a pod that
+somehow reaches the scheduler with a node name can never be moved elsewhere.
+"""
+
+from __future__ import annotations
+
+from reference.scheduler import framework
+from spec import reasons
+
+NAME = "NodeName"
+REASON = reasons.REASON_NODE_NAME
+
+
+class NodeName:
+    NAME = NAME
+
+    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
+        return None if pod.node_name else framework.SKIP
+
+    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
+        if pod.node_name != node.name:
+            return framework.unresolvable(NAME, REASON)
+        return None
