@@ -9,10 +9,12 @@ kube32 rules (the document's "Endpoints and EndpointSlices" section), where they
 - terminating pods (metadata.deletionTimestamp set) never appear, in EndpointSlices too (upstream
   slices keep them with ``terminating: true``);
 - a pod is "ready" only when Running AND its Ready condition is True (upstream looks at the
-  condition only); ``serving`` follows the Ready condition alone;
+  condition only), and slice ``serving`` equals ``ready`` (upstream: the Ready condition alone) —
+  catalogue EP-NOT-READY-ADDRESSES;
+- finished pods (Succeeded / Failed) that still have a podIP are not terminating, so they are
+  listed as not ready (upstream drops terminal pods) — catalogue EP-EXCLUDES-TERMINATING;
 - ``spec.publishNotReadyAddresses`` is not honoured (the document's placement rule has no exception);
 - a Service whose selector is missing or empty gets nothing computed (no Endpoints, no slices).
-Interpretation kept from upstream: terminal pods (phase Succeeded / Failed) are not selected.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from spec import constants
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _SUFFIX_LEN = 5
 _UID_NAMESPACE = uuid.UUID("6f1c3d0e-8a52-4c1b-9c1e-32e5b0c0e532")
-TERMINAL_PHASES = ("Succeeded", "Failed")
 DEFAULT_PROTOCOL = "TCP"
 
 
@@ -61,10 +62,8 @@ def pod_ip(pod: dict) -> str | None:
 
 
 def is_candidate(pod: dict) -> bool:
-    """A selected pod appears at all: it has an IP, is not terminating and not terminal."""
-    if pod_ip(pod) is None or is_terminating(pod):
-        return False
-    return (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES
+    """A selected pod appears at all: it has an IP and is not terminating (whatever its phase)."""
+    return pod_ip(pod) is not None and not is_terminating(pod)
 
 
 def ready_condition(pod: dict) -> bool:
@@ -74,14 +73,14 @@ def ready_condition(pod: dict) -> bool:
     return False
 
 
-def is_serving(pod: dict) -> bool:
-    """EndpointSlice ``serving``: the pod's Ready condition is True."""
-    return ready_condition(pod)
-
-
 def is_ready(pod: dict) -> bool:
     """Endpoints ``addresses`` / EndpointSlice ``ready``: Running and Ready."""
     return (pod.get("status") or {}).get("phase") == "Running" and ready_condition(pod)
+
+
+def is_serving(pod: dict) -> bool:
+    """EndpointSlice ``serving``: kube32 makes it equal to ``ready`` (EP-NOT-READY-ADDRESSES)."""
+    return is_ready(pod)
 
 
 # -- ports ---------------------------------------------------------------------------------

@@ -35,13 +35,22 @@ def test_pods_need_matching_labels_ip_and_no_deletion():
     svc = service(selector={"app": "web"})
     pods = [pod("match", "10.0.0.1"), pod("other-label", "10.0.0.2", labels={"app": "db"}),
             pod("no-ip", None), pod("terminating", "10.0.0.4", terminating=True),
-            pod("succeeded", "10.0.0.5", phase="Succeeded", ready=False),
-            pod("failed", "10.0.0.6", phase="Failed", ready=False)]
+            pod("terminating-unready", "10.0.0.7", terminating=True, ready=False)]
     ep = rules.build_endpoints(svc, pods)
     ips = {a["ip"] for s in ep["subsets"] for k in ("addresses", "notReadyAddresses") for a in s.get(k, [])}
     assert ips == {"10.0.0.1"}
     slice_ips = {e["addresses"][0] for s in rules.build_slices(svc, pods) for e in s["endpoints"]}
     assert slice_ips == {"10.0.0.1"}
+
+
+def test_finished_pods_with_an_ip_are_not_ready():
+    """EP-EXCLUDES-TERMINATING interpretation: Succeeded / Failed is not terminating."""
+    svc = service(selector={"app": "web"})
+    pods = [pod("succeeded", "10.0.0.5", phase="Succeeded", ready=True),
+            pod("failed", "10.0.0.6", phase="Failed", ready=False)]
+    ep = rules.build_endpoints(svc, pods)
+    assert [a["ip"] for a in ep["subsets"][0]["notReadyAddresses"]] == ["10.0.0.5", "10.0.0.6"]
+    assert "addresses" not in ep["subsets"][0]
 
 
 def test_selector_needs_every_label():
@@ -74,7 +83,7 @@ def test_ready_running_in_addresses_others_in_not_ready():
         "ready": {"ready": True, "serving": True, "terminating": False},
         "unready": {"ready": False, "serving": False, "terminating": False},
         "pending": {"ready": False, "serving": False, "terminating": False},
-        "ready-pending": {"ready": False, "serving": True, "terminating": False},
+        "ready-pending": {"ready": False, "serving": False, "terminating": False},
     }
 
 
