@@ -1,0 +1,270 @@
+"""The node lifecycle rules as pure functions: (node, lease, pods, now) -> what should change.
+
+Nothing here reads the store or the clock; ``node_lifecycle.NodeLifecycleController`` feeds these
+functions and writes what they return. Every rule is a module attribute so the sensitivity suite can
+replace one at a time.
+
+Timeline of a node whose Lease stops being renewed (``last`` = the last renewal, see
+``effective_last_renewal``):
+
+- ``last + threshold``: Ready becomes Unknown (reason NodeStatusUnknown), taint
+  ``node.kubernetes.io/unreachable:NoSchedule``, event NodeNotReady. ``threshold`` is the Lease's own
+  ``leaseDurationSeconds`` (the profile's ``not_ready_timeout`` when the Lease declares none).
+- ``last + threshold + noexecute_delay``: taint ``node.kubernetes.io/unreachable:NoExecute`` with
+  ``timeAdded``.
+- per pod: evicted at ``timeAdded + tolerationSeconds`` of its matching toleration (at once when it has
+  none, or when ``tolerationSeconds <= 0``; never when every matching toleration omits it).
+
+A renewal (``now - last < threshold``) undoes the node part: Ready True, both taints removed, NodeReady.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+
+from spec import constants, reasons, timefmt
+
+NO_SCHEDULE = "NoSchedule"
+NO_EXECUTE = "NoExecute"
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+class Health(enum.Enum):
+    FRESH = "fresh"                    # renewed within the threshold
+    UNREACHABLE = "unreachable"        # threshold passed: Unknown + NoSchedule
+    NO_EXECUTE = "no-execute"          # threshold + delay passed: also NoExecute
+
+
+class PodVerdict(enum.Enum):
+    KEEP = "keep"
+    EVICT = "evict"                    # back to Pending, unbound, for the scheduler to rebind
+    REMOVE = "remove"                  # terminating pod: deleted from the store
+
+
+@dataclasses.dataclass
+class NodePlan:
+    """The node as it should be after this pass, and the node events to record."""
+
+    node: dict
+    changed: bool
+    events: list[tuple[str, str, str]]   # (type, reason, message)
+
+
+# -- leases and time ------------------------------------------------------------------------------
+def lease_renewed_at(lease: dict | None) -> float | None:
+    """spec.renewTime of a Lease in epoch seconds (None: no Lease or never renewed)."""
+    renew = ((lease or {}).get("spec") or {}).get("renewTime")
+    return timefmt.parse(renew) if renew else None
+
+
+def lease_threshold(lease: dict | None, fallback: float) -> float:
+    """The Lease's own leaseDurationSeconds; ``fallback`` (not_ready_timeout) when it declares none."""
+    duration = ((lease or {}).get("spec") or {}).get("leaseDurationSeconds")
+    return float(duration) if duration else float(fallback)
+
+
+def effective_last_renewal(renewed_at: float | None, grace_from: float | None) -> float | None:
+    """The renewal the timeline counts from.
+
+    ``grace_from`` is the controller's start for a node that was not already timed out when this
+    controller first saw it (restart grace: a full threshold from the restart), else None.
+    """
+    candidates = [t for t in (renewed_at, grace_from) if t is not None]
+    return max(candidates) if candidates else None
+
+
+def is_stale(elapsed: float, threshold: float) -> bool:
+    """A node times out AT the threshold (not one check later)."""
+    return elapsed >= threshold
+
+
+def health(last: float, threshold: float, noexecute_delay: float, now: float) -> Health:
+    elapsed = now - last
+    if not is_stale(elapsed, threshold):
+        return Health.FRESH
+    if is_stale(elapsed, threshold + noexecute_delay):
+        return Health.NO_EXECUTE
+    return Health.UNREACHABLE
+
+
+# -- node conditions and taints -------------------------------------------------------------------
+def ready_condition(node: dict) -> dict | None:
+    for c in (node.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "Ready":
+            return c
+    return None
+
+
+def marked_unknown(node: dict) -> bool:
+    """Ready=Unknown with our reason: this controller timed the node out."""
+    ready = ready_condition(node)
+    return bool(ready) and ready.get("status") == "Unknown" and ready.get("reason") == reasons.NODE_STATUS_UNKNOWN
+
+
+def has_taint(node: dict, key: str, effect: str) -> bool:
+    return find_taint(node, key, effect) is not None
+
+
+def find_taint(node: dict, key: str, effect: str) -> dict | None:
+    for t in (node.get("spec") or {}).get("taints") or []:
+        if t.get("key") == key and t.get("effect") == effect:
+            return t
+    return None
+
+
+def unreachable_taint(effect: str, now: float) -> dict:
+    return {"key": constants.TAINT_UNREACHABLE, "effect": effect, "timeAdded": timefmt.rfc3339(now)}
+
+
+def status_change_event(node_name: str, status: str) -> tuple[str, str, str]:
+    """("Normal", NodeNotReady|NodeReady, "Node <n> status is now: <status>")."""
+    return ("Normal", status, reasons.NODE_STATUS_CHANGE_MESSAGE.format(node=node_name, status=status))
+
+
+def _set_ready(node: dict, status: str, reason: str, message: str, now: float) -> None:
+    conditions = node.setdefault("status", {}).setdefault("conditions", [])
+    for c in conditions:
+        if c.get("type") == "Ready":
+            if c.get("status") != status:
+                c["lastTransitionTime"] = timefmt.rfc3339(now)
+            c.update(status=status, reason=reason, message=message)
+            return
+    conditions.append({"type": "Ready", "status": status, "reason": reason, "message": message,
+                       "lastTransitionTime": timefmt.rfc3339(now)})
+
+
+def mark_unreachable(node: dict, now: float) -> list[tuple[str, str, str]]:
+    """Ready -> Unknown (lastHeartbeatTime kept, as upstream); NodeNotReady only when it was True."""
+    ready = ready_condition(node) or {}
+    was = ready.get("status")
+    _set_ready(node, "Unknown", reasons.NODE_STATUS_UNKNOWN, reasons.NODE_STATUS_UNKNOWN_MESSAGE, now)
+    if was == "True":
+        return [status_change_event(node["metadata"]["name"], reasons.EVENT_NODE_NOT_READY)]
+    return []
+
+
+def mark_reachable(node: dict, now: float) -> list[tuple[str, str, str]]:
+    """Ready back to True when we had set it Unknown; the unreachable taints go; NodeReady."""
+    if marked_unknown(node):
+        _set_ready(node, "True", reasons.KUBELET_READY, reasons.KUBELET_READY_MESSAGE, now)
+    remove_unreachable_taints(node)
+    return [status_change_event(node["metadata"]["name"], reasons.EVENT_NODE_READY)]
+
+
+def add_taint(node: dict, effect: str, now: float) -> None:
+    spec = node.setdefault("spec", {})
+    spec["taints"] = [*(spec.get("taints") or []), unreachable_taint(effect, now)]
+
+
+def remove_unreachable_taints(node: dict) -> None:
+    spec = node.setdefault("spec", {})
+    kept = [t for t in spec.get("taints") or [] if t.get("key") != constants.TAINT_UNREACHABLE]
+    if kept:
+        spec["taints"] = kept
+    else:
+        spec.pop("taints", None)
+
+
+def plan_node(node: dict, state: Health, now: float) -> NodePlan:
+    """What the node should look like for ``state``; only the differences are applied."""
+    new = copy.deepcopy(node)
+    events: list[tuple[str, str, str]] = []
+    if state is Health.FRESH:
+        if marked_unknown(node) or has_taint(node, constants.TAINT_UNREACHABLE, NO_SCHEDULE) \
+                or has_taint(node, constants.TAINT_UNREACHABLE, NO_EXECUTE):
+            events += mark_reachable(new, now)
+    else:
+        ready = ready_condition(node) or {}
+        if ready.get("status") != "Unknown":
+            events += mark_unreachable(new, now)
+        if not has_taint(new, constants.TAINT_UNREACHABLE, NO_SCHEDULE):
+            add_taint(new, NO_SCHEDULE, now)
+        if state is Health.NO_EXECUTE and not has_taint(new, constants.TAINT_UNREACHABLE, NO_EXECUTE):
+            add_taint(new, NO_EXECUTE, now)
+    return NodePlan(new, new != node, events)
+
+
+# -- tolerations and eviction ---------------------------------------------------------------------
+def tolerates(toleration: dict, taint: dict) -> bool:
+    """Upstream ToleratesTaint: effect empty or equal; key empty or equal; Exists, or Equal with the
+    same value."""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    return (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+def eviction_deadline(tolerations: list[dict], taint: dict, time_added: float) -> float | None:
+    """When a pod on a node with ``taint`` (NoExecute) must go; None: tolerated for ever.
+
+    Upstream getMinTolerationTime over the matching tolerations, but counted from the taint's
+    ``timeAdded``: no match -> at once; any tolerationSeconds <= 0 -> at once; none declares
+    tolerationSeconds -> never; else timeAdded + the smallest tolerationSeconds.
+    """
+    used = [t for t in tolerations or [] if tolerates(t, taint)]
+    if not used:
+        return float("-inf")
+    seconds = [t["tolerationSeconds"] for t in used if t.get("tolerationSeconds") is not None]
+    if not seconds:
+        return None
+    if min(seconds) <= 0:
+        return float("-inf")
+    return time_added + min(seconds)
+
+
+def owned_by_daemonset(pod: dict) -> bool:
+    return any(ref.get("kind") == "DaemonSet" for ref in (pod.get("metadata") or {}).get("ownerReferences") or [])
+
+
+def exempt(pod: dict) -> bool:
+    """Succeeded, Failed and DaemonSet pods stay on the node."""
+    return (pod.get("status") or {}).get("phase") in TERMINAL_PHASES or owned_by_daemonset(pod)
+
+
+def pod_verdict(pod: dict, taint: dict, time_added: float, now: float) -> PodVerdict:
+    if exempt(pod):
+        return PodVerdict.KEEP
+    deadline = eviction_deadline((pod.get("spec") or {}).get("tolerations") or [], taint, time_added)
+    if deadline is None or now < deadline:
+        return PodVerdict.KEEP
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return PodVerdict.REMOVE
+    return PodVerdict.EVICT
+
+
+def taint_text(taint: dict) -> str:
+    return f"{taint.get('key')}:{taint.get('effect')}"
+
+
+def evicted(pod: dict, node_name: str, taint: dict, now: float) -> dict:
+    """The pod unbound and Pending with reason Evicted and a DisruptionTarget condition.
+
+    The kubelet-reported status (IPs, container states, Ready) is dropped: nothing runs the pod now.
+    """
+    new = copy.deepcopy(pod)
+    new.setdefault("spec", {}).pop("nodeName", None)
+    old_status = pod.get("status") or {}
+    status = {
+        "phase": "Pending",
+        "reason": reasons.POD_REASON_EVICTED,
+        "message": reasons.EVICTED_MESSAGE.format(node=node_name, taint=taint_text(taint)),
+        "conditions": [{
+            "type": reasons.CONDITION_DISRUPTION_TARGET,
+            "status": "True",
+            "reason": reasons.DISRUPTION_TARGET_REASON,
+            "message": reasons.DISRUPTION_TARGET_MESSAGE,
+            "lastTransitionTime": timefmt.rfc3339(now),
+        }],
+    }
+    if "qosClass" in old_status:
+        status["qosClass"] = old_status["qosClass"]
+    new["status"] = status
+    return new

@@ -1,0 +1,74 @@
+"""Default tolerations: pod admission through the API and the helper other controllers call."""
+
+from __future__ import annotations
+
+import pytest
+
+from reference.app import create_app
+from reference.config import Config
+from reference.machinery import defaults
+from spec import constants, profiles
+
+NOT_READY = {"key": constants.TAINT_NOT_READY, "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 300}
+UNREACHABLE = {"key": constants.TAINT_UNREACHABLE, "operator": "Exists", "effect": "NoExecute",
+               "tolerationSeconds": 300}
+
+
+def create_pod(client, spec_extra: dict | None = None, meta_extra: dict | None = None) -> dict:
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", **(meta_extra or {})},
+            "spec": {"containers": [{"name": "c", "image": "blink"}], "nodeName": "n", **(spec_extra or {})}}
+    resp = client.post("/api/v1/namespaces/default/pods", json=body)
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+@pytest.fixture
+def client():
+    app = create_app(Config(clock="manual", run_loops=False))
+    return app.test_client()
+
+
+def test_api_create_adds_both_defaults(client):
+    pod = create_pod(client)
+    assert pod["spec"]["tolerations"] == [NOT_READY, UNREACHABLE]
+
+
+def test_eviction_timeout_changes_the_seconds():
+    app = create_app(Config(clock="manual", run_loops=False, overrides={"default_toleration_seconds": 20}))
+    pod = create_pod(app.test_client())
+    assert [t["tolerationSeconds"] for t in pod["spec"]["tolerations"]] == [20, 20]
+
+
+def test_own_unreachable_toleration_keeps_it_and_adds_not_ready(client):
+    own = {"key": constants.TAINT_UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}
+    pod = create_pod(client, {"tolerations": [own]})
+    assert pod["spec"]["tolerations"] == [own, NOT_READY]
+
+
+@pytest.mark.parametrize("own", [
+    {"operator": "Exists"},                                              # tolerates everything
+    {"operator": "Exists", "effect": "NoExecute"},                       # empty key
+])
+def test_wildcards_count_as_tolerated(client, own):
+    pod = create_pod(client, {"tolerations": [own]})
+    assert pod["spec"]["tolerations"] == [own]
+
+
+def test_noschedule_toleration_does_not_count(client):
+    own = {"key": constants.TAINT_UNREACHABLE, "operator": "Exists", "effect": "NoSchedule"}
+    pod = create_pod(client, {"tolerations": [own]})
+    assert pod["spec"]["tolerations"] == [own, NOT_READY, UNREACHABLE]
+
+
+def test_daemonset_pods_get_no_seconds(client):
+    pod = create_pod(client, meta_extra={"ownerReferences": [
+        {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "uid": "u", "controller": True}]})
+    assert all("tolerationSeconds" not in t for t in pod["spec"]["tolerations"])
+    assert [t["key"] for t in pod["spec"]["tolerations"]] == [constants.TAINT_NOT_READY, constants.TAINT_UNREACHABLE]
+
+
+def test_helper_for_controllers():
+    profile = profiles.load("simulator")
+    pod = defaults.apply_default_tolerations({"spec": {}}, profile)
+    assert pod["spec"]["tolerations"] == [NOT_READY, UNREACHABLE]

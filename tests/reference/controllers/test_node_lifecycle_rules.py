@@ -1,0 +1,104 @@
+"""The pure lifecycle rules: toleration matching, eviction deadlines, node plans."""
+
+from __future__ import annotations
+
+import pytest
+
+from reference.controllers import lifecycle_rules as rules
+from spec import constants, reasons
+
+TAINT = {"key": constants.TAINT_UNREACHABLE, "effect": "NoExecute"}
+ADDED = 1000.0
+
+
+@pytest.mark.parametrize("toleration, expected", [
+    ({"key": constants.TAINT_UNREACHABLE, "operator": "Exists", "effect": "NoExecute"}, True),
+    ({"key": constants.TAINT_UNREACHABLE, "operator": "Exists"}, True),            # empty effect: any
+    ({"operator": "Exists"}, True),                                                 # empty key: any
+    ({"key": constants.TAINT_UNREACHABLE, "operator": "Exists", "effect": "NoSchedule"}, False),
+    ({"key": constants.TAINT_NOT_READY, "operator": "Exists", "effect": "NoExecute"}, False),
+    ({"key": constants.TAINT_UNREACHABLE, "operator": "Equal", "value": "", "effect": "NoExecute"}, True),
+    ({"key": constants.TAINT_UNREACHABLE, "value": "x", "effect": "NoExecute"}, False),  # Equal by default
+])
+def test_tolerates(toleration, expected):
+    assert rules.tolerates(toleration, TAINT) is expected
+
+
+def tol(seconds=None, key=constants.TAINT_UNREACHABLE):
+    t = {"key": key, "operator": "Exists", "effect": "NoExecute"}
+    if seconds is not None:
+        t["tolerationSeconds"] = seconds
+    return t
+
+
+@pytest.mark.parametrize("tolerations, deadline", [
+    ([], float("-inf")),
+    ([tol(key="other", seconds=50)], float("-inf")),
+    ([tol(0)], float("-inf")),
+    ([tol(-5)], float("-inf")),
+    ([tol()], None),
+    ([tol(60)], ADDED + 60),
+    ([tol(), tol(60)], ADDED + 60),           # upstream: the smallest declared seconds wins
+    ([tol(300), tol(60)], ADDED + 60),
+    ([tol(60), tol(0)], float("-inf")),
+])
+def test_eviction_deadline(tolerations, deadline):
+    assert rules.eviction_deadline(tolerations, TAINT, ADDED) == deadline
+
+
+def test_health_boundaries():
+    assert rules.health(0, 15, 15, 14.5) is rules.Health.FRESH
+    assert rules.health(0, 15, 15, 15) is rules.Health.UNREACHABLE
+    assert rules.health(0, 15, 15, 29.5) is rules.Health.UNREACHABLE
+    assert rules.health(0, 15, 15, 30) is rules.Health.NO_EXECUTE
+
+
+def test_lease_threshold_and_fallback():
+    assert rules.lease_threshold({"spec": {"leaseDurationSeconds": 4}}, 15) == 4
+    assert rules.lease_threshold({"spec": {}}, 15) == 15
+    assert rules.lease_threshold(None, 7) == 7
+
+
+def test_effective_last_renewal():
+    assert rules.effective_last_renewal(100.0, 150.0) == 150.0
+    assert rules.effective_last_renewal(200.0, 150.0) == 200.0
+    assert rules.effective_last_renewal(100.0, None) == 100.0
+    assert rules.effective_last_renewal(None, None) is None
+
+
+def _node(status="True", reason="KubeletReady", taints=None):
+    node = {"metadata": {"name": "n"}, "spec": {},
+            "status": {"conditions": [{"type": "Ready", "status": status, "reason": reason}]}}
+    if taints:
+        node["spec"]["taints"] = taints
+    return node
+
+
+def test_plan_fresh_ready_node_changes_nothing():
+    plan = rules.plan_node(_node(), rules.Health.FRESH, 10.0)
+    assert not plan.changed and plan.events == []
+
+
+def test_plan_unreachable_from_false_has_no_not_ready_event():
+    plan = rules.plan_node(_node(status="False", reason="KubeletNotReady"), rules.Health.UNREACHABLE, 10.0)
+    assert plan.changed and plan.events == []
+    assert rules.marked_unknown(plan.node)
+
+
+def test_plan_recovery_from_taints_only():
+    node = _node(taints=[{"key": constants.TAINT_UNREACHABLE, "effect": "NoSchedule"},
+                         {"key": "user", "effect": "NoSchedule"}])
+    plan = rules.plan_node(node, rules.Health.FRESH, 10.0)
+    assert plan.node["spec"]["taints"] == [{"key": "user", "effect": "NoSchedule"}]
+    assert plan.events == [("Normal", "NodeReady", "Node n status is now: NodeReady")]
+
+
+def test_evicted_pod_shape():
+    pod = {"metadata": {"name": "p"}, "spec": {"nodeName": "n"},
+           "status": {"phase": "Running", "podIP": "10.0.0.1", "qosClass": "BestEffort"}}
+    new = rules.evicted(pod, "n", TAINT, 3600.0)
+    assert "nodeName" not in new["spec"]
+    assert new["status"]["phase"] == "Pending" and new["status"]["reason"] == reasons.POD_REASON_EVICTED
+    assert "podIP" not in new["status"] and new["status"]["qosClass"] == "BestEffort"
+    assert new["status"]["conditions"][0]["type"] == "DisruptionTarget"
+    assert pod["spec"]["nodeName"] == "n"          # the input is not mutated
