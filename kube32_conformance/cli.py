@@ -17,20 +17,22 @@ def _serve(args: argparse.Namespace) -> int:
     from reference.config import Config
     from reference.serve import serve
 
-    overrides = {
-        "reconcile_interval": args.reconcile_interval,
-        "not_ready_timeout": args.not_ready_timeout,
-        "eviction_timeout": None,
-    }
-    overrides.pop("eviction_timeout")
+    overrides: dict[str, float] = {}
+    for item in args.set or []:
+        key, _, value = item.partition("=")
+        overrides[key.strip()] = float(value)
+    if args.reconcile_interval is not None:
+        overrides["reconcile_interval"] = args.reconcile_interval
+    if args.not_ready_timeout is not None:
+        overrides["not_ready_timeout"] = overrides["noexecute_delay"] = args.not_ready_timeout
     if args.eviction_timeout is not None:
         overrides["default_toleration_seconds"] = args.eviction_timeout
-    if args.not_ready_timeout is not None:
-        overrides["noexecute_delay"] = args.not_ready_timeout
-    if args.lease_duration is not None:
-        overrides["lease_duration"] = args.lease_duration
+    try:
+        profiles.load(args.profile, **overrides)
+    except profiles.ProfileError as exc:
+        raise SystemExit(f"kube32-conformance serve: {exc}") from None
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
-                    overrides=overrides)
+                    clock_start=args.clock_start, overrides=overrides)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     serve(config)
     return 0
@@ -50,7 +52,10 @@ def add_serve(sub) -> None:
                         "and the further delay before the NoExecute taint")
     p.add_argument("--eviction-timeout", type=float, default=None,
                    help="tolerationSeconds of the default not-ready/unreachable tolerations (default 300)")
-    p.add_argument("--lease-duration", type=float, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--clock-start", type=float, default=None,
+                   help="with --clock manual: the epoch second the clock starts at (default: now)")
+    p.add_argument("--set", action="append", metavar="FIELD=SECONDS",
+                   help="override any timing-profile field (see spec/profiles/shared.yaml)")
     p.set_defaults(func=_serve)
 
 
