@@ -8,7 +8,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from reference import errors
-from reference.api import debug, discovery, resources
+from reference.api import debug, discovery, openapi, printers, resources
 from reference.config import Config
 from reference.controlplane import ControlPlane
 
@@ -26,9 +26,9 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
     app.json.sort_keys = False
     app.json.compact = True
     app.extensions["kube32"] = control_plane or ControlPlane(config)
-    for blueprint in (discovery.bp, resources.bp, debug.bp):
+    printers.register()
+    for blueprint in (discovery.bp, openapi.bp, resources.bp, debug.bp):
         app.register_blueprint(blueprint)
-    _register_optional(app)
 
     @app.errorhandler(errors.ApiError)
     def api_error(err: errors.ApiError):
@@ -50,11 +50,3 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
 
     return app
 
-
-def _register_optional(app: Flask) -> None:
-    """Blueprints that later areas add (OpenAPI documents, extra printers) hook in here."""
-    try:
-        from reference.api import openapi
-    except ImportError:
-        return
-    app.register_blueprint(openapi.bp)

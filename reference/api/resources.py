@@ -1,24 +1,37 @@
 """CRUD for every registered resource under the Kubernetes URL scheme.
 
 ``/api/v1[/namespaces/NS]/PLURAL[/NAME[/SUB]]`` and ``/apis/GROUP/VERSION/...``: list, watch,
-create, get, update (PUT), patch, delete, and the ``status`` / ``scale`` subresources.
+create, get, update (PUT), patch, delete, deletecollection, and the ``status`` / ``scale``
+subresources. Every write is validated before anything is stored, so a rejected request changes
+nothing; ``dryRun=All`` runs the same checks and stores nothing.
+
+Semantics follow upstream's REST strategies (``reference.machinery.strategy``): status is reset on
+create (a Pod starts Pending), main-resource writes keep the stored status and status writes keep
+everything else, a PATCH with ``application/apply-patch+yaml`` on a missing object creates it
+(201), a bound unfinished pod is deleted gracefully (``deletionTimestamp``; removed when a DELETE
+with grace period 0 arrives), and a namespace delete removes what it holds.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import uuid
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from reference import errors
 from reference.api import bodies, tables, watch
-from reference.machinery import selectors, validation
-from reference.resources import Resource, lookup
-from spec import timefmt
+from reference.machinery import selectors, strategy, validation
+from reference.resources import RESOURCES, Resource, lookup
+from spec import constants, timefmt
 
 bp = Blueprint("resources", __name__)
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+APPLY_PATCH = "application/apply-patch+yaml"
+DEFAULT_GRACE_SECONDS = 30
+# Namespaces upstream refuses to delete (kube32 creates the first two at start).
+PROTECTED_NAMESPACES = (*constants.DEFAULT_NAMESPACES, "kube-system", "kube-public")
 
 
 @dataclasses.dataclass
@@ -68,6 +81,12 @@ def grouped(group: str, version: str, rest: str):
     return dispatch(resolve(group, version, rest))
 
 
+def _method_not_allowed(t: Target) -> errors.ApiError:
+    where = t.resource.plural + (f"/{t.sub}" if t.sub else "")
+    return errors.MethodNotAllowed(f"the server does not allow this method on the requested resource "
+                                   f"({request.method} {where})")
+
+
 def dispatch(t: Target):
     m = request.method
     if t.name is None:
@@ -77,7 +96,9 @@ def dispatch(t: Target):
             return list_objects(t)
         if m == "POST":
             return create(t)
-        raise errors.MethodNotAllowed(f"{m} is not supported on a collection of {t.resource.plural}")
+        if m == "DELETE":
+            return delete_collection(t)
+        raise _method_not_allowed(t)
     if m == "GET":
         return get(t)
     if m == "PUT":
@@ -86,15 +107,24 @@ def dispatch(t: Target):
         return patch(t)
     if m == "DELETE" and t.sub is None:
         return delete(t)
-    raise errors.MethodNotAllowed(f"{m} is not supported on {t.resource.plural}{'/' + t.sub if t.sub else ''}")
+    raise _method_not_allowed(t)
+
+
+def dry_run() -> bool:
+    """``dryRun=All``: validate and answer, store nothing. Any other value is a 400."""
+    values = request.args.getlist("dryRun")
+    for v in values:
+        if v != "All":
+            raise errors.BadRequest(f'Invalid value: "{v}": supported values: "All"')
+    return bool(values)
 
 
 # -- reads --------------------------------------------------------------------------------
 def _read_all(cp, r: Resource, ns: str | None) -> list[dict]:
-    view = cp.views.get(r.key)
-    if view is not None:
-        return view.list(ns)
     terms = selectors.equality_terms(request.args.get("labelSelector"))
+    view = cp.views.get(r.key)
+    if view is not None:   # views narrow by the equality terms too (the full selector is applied after)
+        return view.list(ns, selector=terms or None)
     return cp.store.list(r.key, ns, selector=terms or None)
 
 
@@ -110,21 +140,27 @@ def _read_one(cp, r: Resource, ns: str | None, name: str) -> dict:
 
 def render(cp, r: Resource, obj: dict, code: int = 200) -> Response:
     if tables.wants_table():
-        return tables.response(cp, r, [obj], single=True)
-    resp = jsonify(obj)
+        resp = tables.response(cp, r, [obj], single=True)
+    else:
+        resp = jsonify(obj)
     resp.status_code = code
     return resp
+
+
+def selected(cp, t: Target) -> list[dict]:
+    """The objects of a collection request, narrowed by labelSelector and fieldSelector."""
+    label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
+    field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
+    return [o for o in _read_all(cp, t.resource, t.namespace)
+            if label_pred(o.get("metadata", {}).get("labels")) and field_pred(o)]
 
 
 def list_objects(t: Target) -> Response:
     cp = _cp()
     r = t.resource
-    label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
-    field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
     with cp.store.lock:
         rv = cp.store.resource_version
-        items = [o for o in _read_all(cp, r, t.namespace)
-                 if label_pred(o.get("metadata", {}).get("labels")) and field_pred(o)]
+        items = selected(cp, t)
     if tables.wants_table():
         return tables.response(cp, r, items, single=False, resource_version=str(rv))
     return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
@@ -143,8 +179,8 @@ def get(t: Target) -> Response:
 def _check_identity(r: Resource, t: Target, obj: dict) -> dict:
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if kind is not None and kind != r.kind:
-        raise errors.BadRequest(f"the object's kind {kind!r} does not belong at {r.plural}.{r.group or 'core'} "
-                                f"(expected kind {r.kind!r})")
+        raise errors.BadRequest(f"the object provided is unrecognized (must be of type {r.kind}): "
+                                f"kind {kind!r} does not belong at {r.key}")
     if api_version is not None and api_version != r.api_version:
         raise errors.BadRequest(f"the API version in the data ({api_version}) does not match the expected "
                                 f"API version ({r.api_version})")
@@ -176,7 +212,7 @@ def _validate(r: Resource, obj: dict) -> None:
 
 def _writable(cp, r: Resource) -> None:
     if r.read_only or r.key in cp.views:
-        raise errors.MethodNotAllowed(f"{r.plural} are computed by the API server and are read-only")
+        raise errors.MethodNotAllowed(f"{r.key} are computed by the API server and are read-only")
 
 
 def _ensure_namespace(cp, r: Resource, ns: str | None) -> None:
@@ -193,16 +229,28 @@ def create(t: Target) -> Response:
 
 
 def _create(cp, r: Resource, obj: dict) -> Response:
+    strategy.prepare_for_create(r.kind, obj)
     _validate(r, obj)
-    obj.get("metadata", {}).pop("resourceVersion", None)
     with cp.store.lock:
-        _ensure_namespace(cp, r, obj["metadata"].get("namespace"))
+        ns = obj["metadata"].get("namespace")
+        _ensure_namespace(cp, r, ns)
         cp.admit(r.key, obj, None, "CREATE")
+        if dry_run():
+            return render(cp, r, _dry_run_created(cp, r, obj), 201)
         created = cp.store.create(r.key, obj)
         if r.key == "pods" and not (created.get("spec") or {}).get("nodeName") and cp.scheduler is not None:
             cp.scheduler.schedule(created)
             created = cp.store.get("pods", created["metadata"]["namespace"], created["metadata"]["name"])
     return render(cp, r, created, 201)
+
+
+def _dry_run_created(cp, r: Resource, obj: dict) -> dict:
+    meta = obj["metadata"]
+    name = meta.get("name") or meta.get("generateName", "")
+    if meta.get("name") and cp.store.peek(r.key, meta.get("namespace") or "", name) is not None:
+        raise errors.AlreadyExists.object(r.plural, r.group, name)
+    meta.update(name=name, uid=str(uuid.uuid4()), creationTimestamp=timefmt.rfc3339(cp.clock.now()), generation=1)
+    return obj
 
 
 def _merge_for_update(r: Resource, sub: str | None, old: dict, new: dict) -> dict:
@@ -227,6 +275,14 @@ def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
     _validate(r, new)
     if t.sub is None:
         cp.admit(r.key, new, old, "UPDATE")
+    if dry_run():
+        given = new["metadata"].get("resourceVersion")
+        if given and given != old["metadata"]["resourceVersion"]:
+            raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
+        for key in ("uid", "creationTimestamp", "resourceVersion", "generation"):
+            if key in old["metadata"]:
+                new["metadata"][key] = old["metadata"][key]
+        return render(cp, r, new)
     updated = cp.store.update(r.key, new)
     return render(cp, r, updated)
 
@@ -252,46 +308,113 @@ def patch(t: Target) -> Response:
     with cp.store.lock:
         old = cp.store.try_get(r.key, t.namespace or "", t.name)
         if old is None:
-            if bodies.media_type() == "application/apply-patch+yaml" and t.sub is None:
+            if bodies.media_type() == APPLY_PATCH and t.sub is None:
                 if not isinstance(body, dict):
                     raise errors.BadRequest("an apply patch must be an object")
                 return _create(cp, r, _check_identity(r, t, body))
             raise errors.NotFound.object(r.plural, r.group, t.name)
         if t.sub == "scale":
             return _write_scale(cp, r, old, fn(scale_of(old), body))
+        if bodies.media_type() == APPLY_PATCH and isinstance(body, dict):
+            _check_identity(r, t, copy.deepcopy(body))
         patched = fn(old, body)
         if not isinstance(patched, dict):
             raise errors.BadRequest("the patch did not produce an object")
-        patched.setdefault("metadata", {}).setdefault("resourceVersion", old["metadata"]["resourceVersion"])
+        if not isinstance(patched.get("metadata"), dict):
+            patched["metadata"] = {}
+        patched["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
         new = _check_identity(r, t, patched)
         return _store_update(cp, r, t, old, new)
+
+
+# -- deletes ------------------------------------------------------------------------------
+def delete_options() -> dict:
+    """DeleteOptions from the body (JSON or YAML, optional) merged with query parameters."""
+    options: dict = {}
+    data = bodies.raw_body() if request.content_length else b""
+    if data.strip():
+        options = bodies.decode(data, "yaml" if "yaml" in bodies.media_type() else "json")
+        if not isinstance(options, dict):
+            raise errors.BadRequest("DeleteOptions must be an object")
+    grace = request.args.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
+    if grace is not None:
+        try:
+            options["gracePeriodSeconds"] = int(grace)
+        except (TypeError, ValueError) as exc:
+            raise errors.BadRequest(f"gracePeriodSeconds must be an integer, got {grace!r}") from exc
+        if options["gracePeriodSeconds"] < 0:
+            options["gracePeriodSeconds"] = 1     # upstream: a negative grace period means 1
+    return options
+
+
+def _check_preconditions(r: Resource, obj: dict, options: dict) -> None:
+    pre = options.get("preconditions") or {}
+    meta = obj["metadata"]
+    for key, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        if pre.get(key) and pre[key] != meta.get(key):
+            raise errors.Conflict(f"Operation cannot be fulfilled on {r.key} \"{meta['name']}\": Precondition "
+                                  f"failed: {label} in precondition: {pre[key]}, {label} in object meta: "
+                                  f"{meta.get(key, '')}", name=meta["name"], kind=r.plural, group=r.group)
+
+
+def _remove(cp, r: Resource, obj: dict, options: dict, dry: bool) -> dict:
+    """Delete one object (caller holds the store lock); returns what the response shows."""
+    meta = obj["metadata"]
+    ns = meta.get("namespace") or ""
+    _check_preconditions(r, obj, options)
+    if r.key == "namespaces" and meta["name"] in PROTECTED_NAMESPACES:
+        raise errors.Forbidden(f'namespaces "{meta["name"]}" is forbidden: this namespace may not be deleted',
+                               name=meta["name"], kind="namespaces")
+    if r.key == "pods" and strategy.deletes_gracefully(obj) and options.get("gracePeriodSeconds") != 0:
+        return obj if dry else terminate(cp, obj, options.get("gracePeriodSeconds"))
+    if dry:
+        return obj
+    if r.key == "namespaces":
+        remove_namespace_contents(cp, meta["name"])
+    return cp.store.delete(r.key, ns, meta["name"])
 
 
 def delete(t: Target) -> Response:
     cp = _cp()
     r = t.resource
     _writable(cp, r)
-    options = {}
-    if request.content_length:
-        options = bodies.decode(bodies.raw_body(), "json") or {}
-        if not isinstance(options, dict):
-            raise errors.BadRequest("DeleteOptions must be an object")
-    grace = request.args.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
+    options = delete_options()
+    dry = dry_run()
     with cp.store.lock:
         obj = cp.store.get(r.key, t.namespace or "", t.name)
-        if r.key == "pods" and (obj.get("spec") or {}).get("nodeName") and str(grace) != "0":
-            return render(cp, r, _terminate(cp, obj, grace))
-        gone = cp.store.delete(r.key, t.namespace or "", t.name)
-    return render(cp, r, gone)
+        return render(cp, r, _remove(cp, r, obj, options, dry))
 
 
-def _terminate(cp, pod: dict, grace) -> dict:
-    """A bound pod is deleted gracefully: marked terminating until its kubelet confirms (grace 0)."""
+def delete_collection(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    _writable(cp, r)
+    options = delete_options()
+    dry = dry_run()
+    with cp.store.lock:
+        items = [copy.deepcopy(o) for o in selected(cp, t)]
+        gone = [_remove(cp, r, o, options, dry) for o in items]
+        rv = cp.store.resource_version
+    return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
+                    "metadata": {"resourceVersion": str(rv)}, "items": gone})
+
+
+def remove_namespace_contents(cp, namespace: str) -> None:
+    """Everything stored in a namespace goes with it (kube32 finalizes namespaces synchronously)."""
+    for r in RESOURCES:
+        if r.namespaced and not r.read_only and r.key not in cp.views:
+            for obj in list(cp.store.list(r.key, namespace)):
+                cp.store.delete(r.key, namespace, obj["metadata"]["name"])
+
+
+def terminate(cp, pod: dict, grace: int | None) -> dict:
+    """A bound pod is deleted gracefully: marked terminating until its kubelet confirms (grace 0).
+    A second DELETE keeps the first deletionTimestamp (only a shorter grace period moves it)."""
     meta = pod["metadata"]
-    if meta.get("deletionTimestamp"):
+    seconds = grace if grace is not None else int((pod.get("spec") or {}).get(
+        "terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS))
+    if meta.get("deletionTimestamp") and seconds >= int(meta.get("deletionGracePeriodSeconds", seconds)):
         return pod
-    seconds = int(grace) if grace is not None else int((pod.get("spec") or {}).get(
-        "terminationGracePeriodSeconds", 30))
     meta["deletionTimestamp"] = timefmt.rfc3339(cp.clock.now() + seconds)
     meta["deletionGracePeriodSeconds"] = seconds
     return cp.store.update("pods", pod, check_rv=False)
@@ -306,7 +429,7 @@ def scale_of(obj: dict) -> dict:
         "apiVersion": "autoscaling/v1",
         "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
                      if k in meta},
-        "spec": {"replicas": spec.get("replicas", 1)},
+        "spec": {"replicas": spec.get("replicas", constants.DEPLOYMENT_DEFAULT_REPLICAS)},
         "status": {"replicas": status.get("replicas", 0),
                    "selector": selectors.selector_string(spec.get("selector"))},
     }
@@ -318,11 +441,15 @@ def _write_scale(cp, r: Resource, old: dict, scale: object) -> Response:
     replicas = (scale.get("spec") or {}).get("replicas")
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise errors.Invalid.fields("Scale", old["metadata"]["name"], [validation.cause(
-            "spec.replicas", f"Invalid value: {replicas!r}: must be a non-negative integer")], "autoscaling")
+            "spec.replicas", f"Invalid value: {replicas!r}: must be greater than or equal to 0")], "autoscaling")
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     new = copy.deepcopy(old)
-    new["spec"]["replicas"] = replicas
+    new.setdefault("spec", {})["replicas"] = replicas
     if rv:
         new["metadata"]["resourceVersion"] = rv
+    if dry_run():
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
+        return jsonify(scale_of(new))
     updated = cp.store.update(r.key, new)
     return jsonify(scale_of(updated))

@@ -1,7 +1,8 @@
 """Watch streams: newline-delimited ``{"type", "object"}`` JSON, headers flushed at once.
 
 ``resourceVersion`` empty or "0" first sends the current objects as ADDED; otherwise events after
-that version. ``timeoutSeconds`` ends the stream. Under waitress an empty first chunk does not flush
+that version. A version older than the watch log answers, as upstream, 200 with one ``ERROR`` event
+carrying a 410 ``Expired`` Status (clients then re-list). ``timeoutSeconds`` ends the stream. Under waitress an empty first chunk does not flush
 the headers, so the stream starts with a single newline (JSON decoders skip whitespace).
 """
 
@@ -47,10 +48,17 @@ def stream(cp, resource, namespace: str | None) -> Response:
                 since = int(rv_arg)
             except ValueError as exc:
                 raise errors.BadRequest(f"invalid resourceVersion {rv_arg!r}") from exc
-        w = None if view else cp.store.watch(resource.key, namespace, since)
+        expired = None
+        try:
+            w = None if view else cp.store.watch(resource.key, namespace, since)
+        except errors.Gone as exc:
+            w, expired = None, exc
 
     def generate():
         yield "\n"
+        if expired is not None:
+            yield json.dumps({"type": "ERROR", "object": expired.status()}, separators=(",", ":")) + "\n"
+            return
         for obj in initial:
             yield encode("ADDED", obj)
         deadline = time.monotonic() + timeout

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import copy
 import secrets
-import string
 import threading
 import uuid
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from reference import errors
@@ -36,7 +36,9 @@ class Store:
         self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
         # resource -> (namespace, label key, label value) -> names
         self._labels: dict[str, dict[tuple[str, str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
-        self._log: deque[tuple[int, str, str, dict]] = deque(maxlen=WATCH_LOG_SIZE)
+        # the watch log: (rv, type, resource key, object), rv ascending; trimmed to WATCH_LOG_SIZE
+        self._log: list[tuple[int, str, str, dict]] = []
+        self._log_rvs: list[int] = []
         self.listeners: list[Listener] = []
         rv, rows = backend.load()
         self._rv = rv
@@ -104,11 +106,21 @@ class Store:
             self._labels[res][(ns, k, str(v))].add(name)
 
     def _unindex(self, res: str, ns: str, name: str, obj: dict) -> None:
+        index = self._labels[res]
         for k, v in (obj.get("metadata", {}).get("labels") or {}).items():
-            self._labels[res][(ns, k, str(v))].discard(name)
+            names = index.get((ns, k, str(v)))
+            if names is not None:
+                names.discard(name)
+                if not names:
+                    del index[(ns, k, str(v))]
 
     def _emit(self, kind: str, res: str, obj: dict) -> None:
         self._log.append((self._rv, kind, res, obj))
+        self._log_rvs.append(self._rv)
+        if len(self._log) > 2 * WATCH_LOG_SIZE:
+            self._log_floor = self._log[-WATCH_LOG_SIZE - 1][0]
+            del self._log[:-WATCH_LOG_SIZE]
+            del self._log_rvs[:-WATCH_LOG_SIZE]
         self._changed.notify_all()
         for listener in list(self.listeners):
             listener(kind, res, obj)
@@ -164,12 +176,14 @@ class Store:
                 meta[key] = old_meta[key]
             if ns:
                 meta["namespace"] = ns
-            if "deletionTimestamp" in old_meta and "deletionTimestamp" not in meta:
-                meta["deletionTimestamp"] = old_meta["deletionTimestamp"]
+            for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+                if key in old_meta and key not in meta:
+                    meta[key] = old_meta[key]
             generation = old_meta.get("generation", 1)
             if obj.get("spec") != old.get("spec"):
                 generation += 1
             meta["generation"] = generation
+            meta["resourceVersion"] = old_meta["resourceVersion"]
             if obj == old:
                 return copy.deepcopy(old)
             rv = self._next_rv()
@@ -201,19 +215,19 @@ class Store:
 
     # -- watches -------------------------------------------------------------------------
     def watch(self, res: str, namespace: str | None, since_rv: int | None) -> Watch:
-        """Events for ``res`` after ``since_rv``; None means "from now". 410 when the log no
-        longer reaches back that far."""
+        """Events for ``res`` after ``since_rv``; None means "from now". 410 Gone when the log no
+        longer reaches back that far (trimmed, or the server restarted since)."""
         with self.lock:
             start = self._rv if since_rv is None else since_rv
-            oldest = self._log[0][0] - 1 if self._log else self._rv
-            if start < min(oldest, self._log_floor) or start > self._rv:
-                if start < min(oldest, self._log_floor):
-                    raise errors.Gone(f"too old resource version: {start} ({self._rv})")
+            if start < self._log_floor:
+                raise errors.Gone(f"too old resource version: {start} ({self._rv})")
             return Watch(self, res, namespace, start)
 
     def _events_after(self, cursor: int, res: str, namespace: str | None) -> Iterable[tuple[int, str, dict]]:
-        for rv, kind, r, obj in self._log:
-            if rv <= cursor or r != res:
+        """Log entries after ``cursor`` (binary search: O(log n + entries after the cursor))."""
+        i = bisect.bisect_right(self._log_rvs, cursor)
+        for rv, kind, r, obj in self._log[i:]:
+            if r != res:
                 continue
             if namespace is not None and (obj["metadata"].get("namespace") or "") != namespace:
                 continue
@@ -228,16 +242,25 @@ class Watch:
         self.closed = False
 
     def next(self, timeout: float) -> tuple[str, dict] | None:
+        """The next event (a deep copy), waiting up to ``timeout`` seconds; None when quiet or closed."""
         with self.store.lock:
-            for _ in range(2):
+            for attempt in range(2):
                 for rv, kind, obj in self.store._events_after(self.cursor, self.res, self.namespace):
                     self.cursor = rv
                     return kind, copy.deepcopy(obj)
-                if self.closed:
+                # nothing up to the store's version concerns this watch: skip past it for good
+                self.cursor = max(self.cursor, self.store._rv)
+                if self.closed or attempt:
                     return None
                 self.store._changed.wait(timeout)
-            self.cursor = max(self.cursor, min(self.store._rv, self.cursor))
             return None
+
+    def __iter__(self):
+        """Blocking iteration until ``close()``."""
+        while not self.closed:
+            event = self.next(1.0)
+            if event is not None:
+                yield event
 
     def close(self) -> None:
         self.closed = True
