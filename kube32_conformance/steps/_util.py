@@ -14,7 +14,7 @@ DEFAULT_IMAGE = "kube32/app:1"
 def rows(datatable: list[list[str]]) -> list[dict[str, str]]:
     """A datatable with a header row as a list of dicts (cells stripped)."""
     header, *body = datatable
-    return [{h.strip(): c.strip() for h, c in zip(header, row)} for row in body]
+    return [{h.strip(): c.strip() for h, c in zip(header, row, strict=True)} for row in body]
 
 
 def quantities_table(datatable: list[list[str]]) -> dict[str, str]:
