@@ -144,7 +144,7 @@ class VirtualBoard:
                 self._boot_at = None
             elif self.state == "reset" and self._boot_at is None:
                 self._schedule_boot_locked(POWERON, self.en_rc_delay)
-            elif self._boot_at is not None and self.io0_low:
+            elif self._boot_at is not None and self.io0_low and time.monotonic() < self._boot_at:
                 self._strap_low = True
             self._cond.notify_all()
 

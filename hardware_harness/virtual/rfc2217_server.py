@@ -36,6 +36,7 @@ class Rfc2217Server:
     def __init__(self, serial_url: str, host: str = "127.0.0.1", port: int = 0) -> None:
         self.serial_url = serial_url
         self._listener = socket.create_server((host, port))
+        self._listener.settimeout(0.1)  # so stop() never waits on a blocked accept()
         self.host, self.port = self._listener.getsockname()[:2]
         self._stopped = threading.Event()
         self._clients: set[socket.socket] = set()
@@ -70,8 +71,11 @@ class Rfc2217Server:
         while not self._stopped.is_set():
             try:
                 sock, _ = self._listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            sock.settimeout(None)
             threading.Thread(target=self._serve, args=(sock,), name=f"rfc2217-{self.port}-client", daemon=True).start()
 
     def _serve(self, sock: socket.socket) -> None:
