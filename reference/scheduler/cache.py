@@ -90,7 +90,7 @@ class SchedulerCache:
                 info = self._infos.get(name)
                 if info is not None:
                     bound = ((b.pod, b.amounts) for b in self._bound.get(name, {}).values())
-                    info.accounted = accounting.usage(bound, info.resource_version)
+                    info.account(accounting.usage(bound, info.resource_version))
             self._stale_usage.clear()
         if self._order is None:
             self._order = sorted(self._infos.values(), key=lambda info: info.name)

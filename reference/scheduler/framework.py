@@ -77,9 +77,10 @@ class NodeInfo:
     """A node as the plugins see it, rebuilt once per node resourceVersion.
 
     ``figures`` is what the node offers (allocatable, else capacity); ``accounted`` what the
-    scheduler still subtracts for bound pods the kubelet's report does not include yet (refreshed
-    by the cache when the node's pods change); ``memo`` holds per-plugin results that depend only
-    on the node object.
+    scheduler still subtracts for bound pods the kubelet's report does not include yet, and
+    ``free`` the difference (both refreshed by the cache when the node's pods change, through
+    ``account``). ``memo`` holds per-plugin results that depend only on the node object;
+    ``derived`` those that also depend on the accounting (cleared by ``account``).
     """
 
     name: str
@@ -89,7 +90,12 @@ class NodeInfo:
     figures: dict[str, int]
     totals: dict[str, int]
     accounted: dict[str, int] = dataclasses.field(default_factory=resources.zero)
+    free: dict[str, int] = dataclasses.field(default_factory=dict)
     memo: dict[str, object] = dataclasses.field(default_factory=dict)
+    derived: dict[str, object] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.account(self.accounted)
 
     @classmethod
     def of(cls, node: dict) -> NodeInfo:
@@ -99,26 +105,43 @@ class NodeInfo:
                    labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
                    figures=resources.node_figures(node), totals=resources.node_totals(node))
 
-    def free(self, resource: str) -> int:
-        """What is left of ``resource`` for a new pod."""
-        return self.figures[resource] - self.accounted[resource]
+    def account(self, accounted: dict[str, int]) -> None:
+        """Set what is still subtracted for bound pods; ``free`` follows."""
+        self.accounted = accounted
+        self.free = {name: self.figures[name] - accounted.get(name, 0) for name in self.figures}
+        self.derived = {}
 
 
-class FilterPlugin(Protocol):
-    NAME: str
+Rejections = list[tuple[NodeInfo, Status]]
+
+
+class FilterPlugin:
+    """A filter. Subclasses implement ``filter_all`` (the whole candidate list at once, so a
+    decision over many nodes runs as a few tight loops) and may override ``pre_filter``."""
+
+    NAME = ""
 
     def pre_filter(self, pod: PodInfo) -> Status | None:
         """``SKIP`` when the pod gives this filter nothing to check; otherwise None."""
+        return None
+
+    def filter_all(self, pod: PodInfo, nodes: list[NodeInfo]) -> tuple[list[NodeInfo], Rejections]:
+        """(the nodes that can take the pod, [(node, rejection)] for the others), order kept."""
+        raise NotImplementedError
 
     def filter(self, pod: PodInfo, node: NodeInfo) -> Status | None:
-        """None when the node can take the pod; otherwise a rejection naming the reasons."""
+        """One node: None when it can take the pod, else the rejection."""
+        if self.pre_filter(pod) is SKIP:
+            return None
+        _, rejected = self.filter_all(pod, [node])
+        return rejected[0][1] if rejected else None
 
 
 class ScorePlugin(Protocol):
     NAME: str
 
-    def score(self, pod: PodInfo, node: NodeInfo) -> float:
-        """Higher is better; only called for nodes that passed every filter."""
+    def score_all(self, pod: PodInfo, nodes: list[NodeInfo]) -> list[float]:
+        """One score per node (higher is better); only nodes that passed every filter."""
 
     def exact_score(self, pod: PodInfo, node: NodeInfo) -> object:
-        """The same score as an exact number, used to decide near-ties."""
+        """The same score as an exact number, used to settle near-ties."""

@@ -28,7 +28,13 @@ class Decision:
     node: str | None
     total_nodes: int
     rejected: dict[str, framework.Status]
-    scores: dict[str, float]
+    feasible: list[str]
+    score_list: list[float]
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Feasible node name -> score."""
+        return dict(zip(self.feasible, self.score_list, strict=True))
 
     @property
     def message(self) -> str:
@@ -37,13 +43,14 @@ class Decision:
     def explain(self) -> dict:
         """The annotation's content: the chosen node, then each node's verdict by name."""
         nodes: dict[str, dict] = {}
-        for name in sorted({*self.rejected, *self.scores}):
+        scores = self.scores
+        for name in sorted({*self.rejected, *scores}):
             status = self.rejected.get(name)
             if status is not None:
                 nodes[name] = {"filter": status.plugin, "reasons": list(status.reasons)}
             else:
-                nodes[name] = {"score": round(self.scores[name], 4)}
-        out: dict = {"node": self.node, "feasible": len(self.scores)}
+                nodes[name] = {"score": round(scores[name], 4)}
+        out: dict = {"node": self.node, "feasible": len(self.feasible)}
         if self.node is None:
             out["message"] = self.message
         out["nodes"] = nodes
@@ -70,31 +77,30 @@ class Scheduler:
 
     # -- deciding -------------------------------------------------------------------------
     def decide(self, pod: framework.PodInfo) -> Decision:
-        """Run the filters over every node (a node stops at its first failing filter), score the
-        feasible ones, and pick the best."""
+        """Run the filters in order over every node (a node leaves at its first failing filter),
+        score the nodes left, and pick the best."""
         nodes = self.cache.nodes()
-        active = [f for f in self.profile.filters if f.pre_filter(pod) is not framework.SKIP]
         rejected: dict[str, framework.Status] = {}
-        feasible: list[framework.NodeInfo] = []
-        for node in nodes:
-            for plugin in active:
-                status = plugin.filter(pod, node)
-                if status is not None:
-                    rejected[node.name] = status
-                    break
-            else:
-                feasible.append(node)
-        score = self.profile.score.score
-        scores = {node.name: score(pod, node) for node in feasible}
-        chosen = self.select_host(pod, feasible, scores) if feasible else None
-        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected, scores=scores)
+        remaining = nodes
+        for plugin in self.profile.filters:
+            if not remaining:
+                break
+            if plugin.pre_filter(pod) is framework.SKIP:
+                continue
+            remaining, out = plugin.filter_all(pod, remaining)
+            for node, status in out:
+                rejected[node.name] = status
+        score_list = self.profile.score.score_all(pod, remaining) if remaining else []
+        chosen = self.select_host(pod, remaining, score_list) if remaining else None
+        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected,
+                        feasible=[node.name for node in remaining], score_list=score_list)
 
     def select_host(self, pod: framework.PodInfo, feasible: list[framework.NodeInfo],
-                    scores: dict[str, float]) -> str:
+                    scores: list[float]) -> str:
         """The highest score wins; (near-)equal floats are settled exactly, then by tie_break."""
-        best = max(scores.values())
-        margin = NEAR_TIE * max(1.0, abs(best))
-        near = [node for node in feasible if scores[node.name] >= best - margin]
+        best = max(scores)
+        floor = best - NEAR_TIE * max(1.0, abs(best))
+        near = [feasible[i] for i, value in enumerate(scores) if value >= floor]
         if len(near) == 1:
             return near[0].name
         exact = {node.name: self.profile.score.exact_score(pod, node) for node in near}

@@ -1,8 +1,9 @@
 """Filter 4: the pod's memory fits what is left of the node's allocatable memory.
 
-The pod's memory (requests, else limits, else the 16 KiB default) is worked out once in
-``resources.pod_memory``; "left" is the node's figure minus what the cache still accounts for
-bound pods the kubelet has not reported yet. A pod needing 0 always fits (as upstream).
+The pod's memory (requests, else limits, else the 16 KiB default) is worked out once per pod in
+``resources.pod_memory``; what is left is ``NodeInfo.free`` (the node's figure minus what the
+cache still accounts for bound pods the kubelet has not reported yet). A pod needing 0 always
+fits, as upstream, so it skips the filter.
 """
 
 from __future__ import annotations
@@ -14,17 +15,23 @@ NAME = "MemoryFit"
 REASON = reasons.REASON_INSUFFICIENT.format(resource=resources.MEMORY)
 
 
-def fits(need: int, free: int) -> bool:
-    return need <= 0 or need <= free
+def need(pod: framework.PodInfo) -> int:
+    return pod.amounts[resources.MEMORY]
 
 
-class MemoryFit:
+class MemoryFit(framework.FilterPlugin):
     NAME = NAME
 
-    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
-        return None
+    def pre_filter(self, pod):
+        return None if need(pod) > 0 else framework.SKIP
 
-    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
-        if not fits(pod.amounts[resources.MEMORY], node.free(resources.MEMORY)):
-            return framework.unschedulable(NAME, REASON)
-        return None
+    def filter_all(self, pod, nodes):
+        amount, key = need(pod), resources.MEMORY
+        status = framework.unschedulable(NAME, REASON)
+        passed, rejected = [], []
+        for node in nodes:
+            if amount <= node.free[key]:
+                passed.append(node)
+            else:
+                rejected.append((node, status))
+        return passed, rejected

@@ -14,13 +14,13 @@ NAME = "NodeName"
 REASON = reasons.REASON_NODE_NAME
 
 
-class NodeName:
+class NodeName(framework.FilterPlugin):
     NAME = NAME
 
-    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
+    def pre_filter(self, pod):
         return None if pod.node_name else framework.SKIP
 
-    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
-        if pod.node_name != node.name:
-            return framework.unresolvable(NAME, REASON)
-        return None
+    def filter_all(self, pod, nodes):
+        status = framework.unresolvable(NAME, REASON)
+        passed = [node for node in nodes if node.name == pod.node_name]
+        return passed, [(node, status) for node in nodes if node.name != pod.node_name]

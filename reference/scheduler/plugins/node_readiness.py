@@ -37,15 +37,19 @@ def check(node: dict) -> framework.Status | None:
     return None
 
 
-class NodeReadiness:
+class NodeReadiness(framework.FilterPlugin):
     NAME = NAME
 
-    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
-        return None
-
-    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
-        try:
-            return node.memo[NAME]  # type: ignore[return-value]
-        except KeyError:
-            verdict = node.memo[NAME] = check(node.node)
-            return verdict
+    def filter_all(self, pod, nodes):
+        passed, rejected = [], []
+        for node in nodes:
+            memo = node.memo
+            if NAME in memo:
+                verdict = memo[NAME]
+            else:
+                verdict = memo[NAME] = check(node.node)
+            if verdict is None:
+                passed.append(node)
+            else:
+                rejected.append((node, verdict))
+        return passed, rejected

@@ -1,7 +1,7 @@
 """Filter 3: every ``spec.nodeSelector`` label is on the node with exactly that value.
 
 Node affinity is ignored by kube32; the reason string is upstream NodeAffinity's, which also
-covers nodeSelector there.
+covers nodeSelector there. Pods without a nodeSelector skip the filter.
 """
 
 from __future__ import annotations
@@ -13,18 +13,27 @@ NAME = "NodeSelector"
 REASON = reasons.REASON_NODE_SELECTOR
 
 
-def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
-    """True when the node carries every selector key with the same value."""
-    return all(labels.get(key) == value for key, value in selector.items())
+def required(pod: framework.PodInfo) -> tuple[tuple[str, str], ...]:
+    """The (key, value) pairs a node must carry."""
+    return tuple(pod.node_selector.items())
 
 
-class NodeSelector:
+class NodeSelector(framework.FilterPlugin):
     NAME = NAME
 
-    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
-        return None if pod.node_selector else framework.SKIP
+    def pre_filter(self, pod):
+        return None if required(pod) else framework.SKIP
 
-    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
-        if not matches(pod.node_selector, node.labels):
-            return framework.unresolvable(NAME, REASON)
-        return None
+    def filter_all(self, pod, nodes):
+        pairs = required(pod)
+        status = framework.unresolvable(NAME, REASON)
+        passed, rejected = [], []
+        for node in nodes:
+            labels = node.labels
+            for key, value in pairs:
+                if labels.get(key) != value:
+                    rejected.append((node, status))
+                    break
+            else:
+                passed.append(node)
+        return passed, rejected

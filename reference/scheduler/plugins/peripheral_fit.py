@@ -2,13 +2,12 @@
 
 Named buses were already folded into their counts by ``resources.pod_counts``. Every short count
 is reported (``Insufficient esp32.io/i2c``, ...), in the document's resource order, as upstream's
-resource-fit plugin reports every insufficient resource.
+resource-fit plugin reports every insufficient resource. Counts of 0 always fit.
 """
 
 from __future__ import annotations
 
 from reference.scheduler import framework
-from reference.scheduler.plugins import memory_fit
 from spec import constants, reasons
 
 NAME = "PeripheralFit"
@@ -19,20 +18,28 @@ def reason(name: str) -> str:
     return reasons.REASON_INSUFFICIENT.format(resource=name)
 
 
-def shortages(pod: framework.PodInfo, node: framework.NodeInfo) -> list[str]:
-    """The peripheral resources the node cannot supply, in document order."""
-    return [name for name in RESOURCES
-            if not memory_fit.fits(pod.amounts[name], node.free(name))]
+def needs(pod: framework.PodInfo) -> list[tuple[str, int]]:
+    """(resource, count) for every peripheral the pod asks for, in document order."""
+    return [(name, pod.amounts[name]) for name in RESOURCES if pod.amounts[name] > 0]
 
 
-class PeripheralFit:
+class PeripheralFit(framework.FilterPlugin):
     NAME = NAME
 
-    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
-        return None if any(pod.amounts[name] > 0 for name in RESOURCES) else framework.SKIP
+    def pre_filter(self, pod):
+        return None if needs(pod) else framework.SKIP
 
-    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
-        short = shortages(pod, node)
-        if short:
-            return framework.unschedulable(NAME, *(reason(name) for name in short))
-        return None
+    def filter_all(self, pod, nodes):
+        wanted = needs(pod)
+        passed, rejected = [], []
+        for node in nodes:
+            free = node.free
+            for name, count in wanted:
+                if count > free[name]:
+                    break
+            else:
+                passed.append(node)
+                continue
+            short = [name for name, count in wanted if count > free[name]]
+            rejected.append((node, framework.unschedulable(NAME, *(reason(n) for n in short))))
+        return passed, rejected

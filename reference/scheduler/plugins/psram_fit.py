@@ -7,23 +7,32 @@ only under the short name). Pods that ask for no PSRAM skip the filter.
 from __future__ import annotations
 
 from reference.scheduler import framework, resources
-from reference.scheduler.plugins import memory_fit
 from spec import reasons
 
 NAME = "PsramFit"
 
 
-def reason(name: str) -> str:
-    return reasons.REASON_INSUFFICIENT.format(resource=name)
+def need(pod: framework.PodInfo) -> int:
+    return pod.amounts[resources.PSRAM]
 
 
-class PsramFit:
+def reason(pod: framework.PodInfo) -> str:
+    return reasons.REASON_INSUFFICIENT.format(resource=pod.psram_name)
+
+
+class PsramFit(framework.FilterPlugin):
     NAME = NAME
 
-    def pre_filter(self, pod: framework.PodInfo) -> framework.Status | None:
-        return None if pod.amounts[resources.PSRAM] > 0 else framework.SKIP
+    def pre_filter(self, pod):
+        return None if need(pod) > 0 else framework.SKIP
 
-    def filter(self, pod: framework.PodInfo, node: framework.NodeInfo) -> framework.Status | None:
-        if not memory_fit.fits(pod.amounts[resources.PSRAM], node.free(resources.PSRAM)):
-            return framework.unschedulable(NAME, reason(pod.psram_name))
-        return None
+    def filter_all(self, pod, nodes):
+        amount, key = need(pod), resources.PSRAM
+        status = framework.unschedulable(NAME, reason(pod))
+        passed, rejected = [], []
+        for node in nodes:
+            if amount <= node.free[key]:
+                passed.append(node)
+            else:
+                rejected.append((node, status))
+        return passed, rejected

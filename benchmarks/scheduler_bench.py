@@ -1,0 +1,96 @@
+"""How much one scheduling decision costs at 10, 100 and 1,000 Ready nodes.
+
+Run: ``.venv/bin/python benchmarks/scheduler_bench.py``. A script, not a test: it prints, for each
+cluster size, the cost of one decision (filters + score + pick over every node, warm cache) next
+to the cost of one plain Python pass over the same node list measured in the same run, and the
+ratio. Each node carries two Running pods already in its report, so a decision that scanned pods
+per node or re-parsed quantities would show up in the ratio. Also printed: the decision plus its
+explanation annotation (JSON of every node's verdict), and a pass that parses each node's memory.
+
+Target (issue 4): at 1,000 nodes a decision costs at most ~5x the plain pass, growing linearly.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import timeit
+
+from reference.clock import ManualClock
+from reference.events import EventRecorder
+from reference.scheduler import framework
+from reference.scheduler.scheduler import Scheduler
+from reference.store import MemoryBackend, Store
+from spec import quantities
+
+SIZES = (10, 100, 1000)
+
+
+def build(n_nodes: int) -> tuple[Store, Scheduler]:
+    clock = ManualClock(1_800_000_000)
+    store = Store(MemoryBackend(), clock)
+    scheduler = Scheduler(store, EventRecorder(store, clock), clock)
+    for i in range(n_nodes):
+        name = f"esp-{i:05d}"
+        for j in range(2):
+            store.create("pods", {"apiVersion": "v1", "kind": "Pod",
+                                  "metadata": {"name": f"{name}-run-{j}", "namespace": "default"},
+                                  "spec": {"nodeName": name, "containers": [
+                                      {"name": "c", "resources": {"requests": {"memory": "20Ki"}}}]},
+                                  "status": {"phase": "Running"}})
+        figures = {"memory": f"{200 + i % 37}Ki", "esp32.io/gpio": str(8 + i % 5),
+                   "esp32.io/psram": "2Mi", "esp32.io/i2c": "2"}
+        store.create("nodes", {"apiVersion": "v1", "kind": "Node",
+                               "metadata": {"name": name, "labels": {"board": "s3"}},
+                               "status": {"allocatable": figures, "capacity": figures,
+                                          "conditions": [{"type": "Ready", "status": "True"}]}})
+    return store, scheduler
+
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bench", "namespace": "default"},
+       "spec": {"nodeSelector": {"board": "s3"}, "containers": [{"name": "c", "resources": {
+           "requests": {"memory": "64Ki", "esp32.io/gpio": "2", "esp32.io/psram": "512Ki"}}}]}}
+
+
+def per_call(fn, number: int) -> float:
+    """Best-of-7 seconds per call."""
+    return min(timeit.repeat(fn, number=number, repeat=7)) / number
+
+
+def measure(n_nodes: int) -> dict[str, float]:
+    store, scheduler = build(n_nodes)
+    pod = framework.PodInfo.of(POD)
+    scheduler.decide(pod)   # warm the cache (NodeInfo per node resourceVersion)
+    number = max(1, 20_000 // n_nodes)
+
+    def plain_pass() -> None:
+        for node in store.list("nodes"):
+            node["metadata"]["name"]
+            node["status"]["allocatable"]["memory"]
+
+    def parsing_pass() -> None:
+        for node in store.list("nodes"):
+            quantities.value(node["status"]["allocatable"]["memory"])
+
+    def decision_explained() -> None:
+        json.dumps(scheduler.decide(pod).explain())
+
+    return {"plain": per_call(plain_pass, number),
+            "decision": per_call(lambda: scheduler.decide(pod), number),
+            "explained": per_call(decision_explained, number),
+            "parsing": per_call(parsing_pass, number)}
+
+
+def main() -> int:
+    print(f"{'nodes':>6} {'plain pass':>12} {'decision':>12} {'ratio':>6} "
+          f"{'+annotation':>12} {'ratio':>6} {'parse pass':>12}")
+    for n in SIZES:
+        r = measure(n)
+        print(f"{n:>6} {r['plain'] * 1e6:>10.1f}us {r['decision'] * 1e6:>10.1f}us "
+              f"{r['decision'] / r['plain']:>5.1f}x {r['explained'] * 1e6:>10.1f}us "
+              f"{r['explained'] / r['plain']:>5.1f}x {r['parsing'] * 1e6:>10.1f}us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
