@@ -4,8 +4,8 @@ Nothing here reads the store or the clock; ``node_lifecycle.NodeLifecycleControl
 functions and writes what they return. Every rule is a module attribute so the sensitivity suite can
 replace one at a time.
 
-Timeline of a node whose Lease stops being renewed (``last`` = the last renewal, see
-``effective_last_renewal``):
+Timeline of a node whose Lease stops being renewed (``last`` = when the controller last saw its
+renewTime change, see ``observe`` and ``first_sight``):
 
 - ``last + threshold``: Ready becomes Unknown (reason NodeStatusUnknown), taint
   ``node.kubernetes.io/unreachable:NoSchedule``, event NodeNotReady. ``threshold`` is the Lease's own
@@ -13,7 +13,8 @@ Timeline of a node whose Lease stops being renewed (``last`` = the last renewal,
 - ``last + threshold + noexecute_delay``: taint ``node.kubernetes.io/unreachable:NoExecute`` with
   ``timeAdded``.
 - per pod: evicted at ``timeAdded + tolerationSeconds`` of its matching toleration (at once when it has
-  none, or when ``tolerationSeconds <= 0``; never when every matching toleration omits it).
+  none, or when ``tolerationSeconds <= 0``; never when every matching toleration omits it). The
+  NoExecute taints acted on are the unreachable one and a not-ready one (which only a user adds).
 
 A renewal (``now - last < threshold``) undoes the node part: Ready True, both taints removed, NodeReady.
 """
@@ -29,6 +30,7 @@ from spec import constants, reasons, timefmt
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 TERMINAL_PHASES = ("Succeeded", "Failed")
+EVICTING_KEYS = (constants.TAINT_UNREACHABLE, constants.TAINT_NOT_READY)
 
 
 class Health(enum.Enum):
@@ -53,10 +55,18 @@ class NodePlan:
 
 
 # -- leases and time ------------------------------------------------------------------------------
-def lease_renewed_at(lease: dict | None) -> float | None:
-    """spec.renewTime of a Lease in epoch seconds (None: no Lease or never renewed)."""
-    renew = ((lease or {}).get("spec") or {}).get("renewTime")
-    return timefmt.parse(renew) if renew else None
+@dataclasses.dataclass
+class Renewals:
+    """What the controller remembers of one node's Lease: the renewTime it last saw, and when (on
+    the control plane's clock) it saw that renewTime change. Timing never trusts the board's clock."""
+
+    seen: str | None
+    at: float
+
+
+def lease_renew_time(lease: dict | None) -> str | None:
+    """spec.renewTime as written (None: no Lease or never renewed)."""
+    return ((lease or {}).get("spec") or {}).get("renewTime") or None
 
 
 def lease_threshold(lease: dict | None, fallback: float) -> float:
@@ -65,14 +75,32 @@ def lease_threshold(lease: dict | None, fallback: float) -> float:
     return float(duration) if duration else float(fallback)
 
 
-def effective_last_renewal(renewed_at: float | None, grace_from: float | None) -> float | None:
-    """The renewal the timeline counts from.
+def first_sight(node: dict, renew_time: str | None, threshold: float, since: float) -> Renewals:
+    """The first time this controller sees a node (at start, or when it appears).
 
-    ``grace_from`` is the controller's start for a node that was not already timed out when this
-    controller first saw it (restart grace: a full threshold from the restart), else None.
+    A node not already timed out counts as renewed at ``since`` (the controller's start for nodes
+    present then, so a restart grants a full lease duration; the moment of sight for later ones).
+    A node we had already marked Unknown stays timed out: its clock restarts from when it went
+    Unknown (the Ready condition's lastTransitionTime, written on our own clock).
     """
-    candidates = [t for t in (renewed_at, grace_from) if t is not None]
-    return max(candidates) if candidates else None
+    if marked_unknown(node):
+        went_unknown = (ready_condition(node) or {}).get("lastTransitionTime")
+        base = timefmt.parse(went_unknown) if went_unknown else since
+        return Renewals(renew_time, base - threshold)
+    return Renewals(renew_time, since)
+
+
+def clamp_renewal(renew_time: str | None, earliest: float, latest: float) -> float:
+    """The renewTime as a time, trusted only within [earliest, latest] (board clocks may be off)."""
+    written = timefmt.parse(renew_time) if renew_time else earliest
+    return min(latest, max(earliest, written))
+
+
+def observe(renewals: Renewals, renew_time: str | None, now: float) -> Renewals:
+    """A renewTime different from the last one seen is a renewal, observed now."""
+    if renew_time is not None and renew_time != renewals.seen:
+        return Renewals(renew_time, now)
+    return renewals
 
 
 def is_stale(elapsed: float, threshold: float) -> bool:
@@ -229,10 +257,33 @@ def exempt(pod: dict) -> bool:
     return (pod.get("status") or {}).get("phase") in TERMINAL_PHASES or owned_by_daemonset(pod)
 
 
-def pod_verdict(pod: dict, taint: dict, time_added: float, now: float) -> PodVerdict:
-    if exempt(pod):
+def evicting_taints(node: dict) -> list[dict]:
+    """The NoExecute taints eviction acts on: node.kubernetes.io/unreachable and /not-ready."""
+    return [t for t in (node.get("spec") or {}).get("taints") or []
+            if t.get("effect") == NO_EXECUTE and t.get("key") in EVICTING_KEYS]
+
+
+def pod_deadline(tolerations: list[dict], taints: list[tuple[dict, float]]) -> float | None:
+    """The earliest deadline over the node's (taint, timeAdded) pairs; None: tolerated for ever."""
+    deadlines = [eviction_deadline(tolerations, taint, added) for taint, added in taints]
+    finite = [d for d in deadlines if d is not None]
+    return min(finite) if finite else None
+
+
+def expired_taint(pod: dict, taints: list[tuple[dict, float]], now: float) -> dict:
+    """The taint the pod is evicted for (the first whose deadline has passed)."""
+    tolerations = (pod.get("spec") or {}).get("tolerations") or []
+    for taint, added in taints:
+        deadline = eviction_deadline(tolerations, taint, added)
+        if deadline is not None and now >= deadline:
+            return taint
+    return taints[0][0]
+
+
+def pod_verdict(pod: dict, taints: list[tuple[dict, float]], now: float) -> PodVerdict:
+    if exempt(pod) or not taints:
         return PodVerdict.KEEP
-    deadline = eviction_deadline((pod.get("spec") or {}).get("tolerations") or [], taint, time_added)
+    deadline = pod_deadline((pod.get("spec") or {}).get("tolerations") or [], taints)
     if deadline is None or now < deadline:
         return PodVerdict.KEEP
     if (pod.get("metadata") or {}).get("deletionTimestamp"):

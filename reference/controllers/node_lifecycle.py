@@ -5,10 +5,11 @@ each node's state with the pure rules in ``lifecycle_rules`` and writes the diff
 condition, the ``node.kubernetes.io/unreachable`` taints, NodeNotReady / NodeReady events, and the
 eviction (or removal, when terminating) of pods whose NoExecute toleration has run out.
 
-In memory it keeps only what a restart must forget: when this controller started and when it first
-saw each node. A node that was not already timed out when first seen counts its lease from
-``max(renewTime, controller start)``, so after a control-plane restart it gets a full lease
-duration; taints and their ``timeAdded`` are persisted on the Node, so eviction clocks carry on.
+Time without renewal is measured on the control plane's clock from the pass that first saw the
+Lease's current renewTime (as upstream), so a board's clock skew does not matter. In memory it keeps
+only that (per node: the renewTime seen and when): after a control-plane restart every node that was
+not timed out counts as renewed at the restart, so it gets a full lease duration; taints and their
+``timeAdded`` are persisted on the Node, so eviction deadlines carry on unchanged.
 
 ``install(cp)`` also registers the pod admission that adds the default tolerations.
 """
@@ -30,8 +31,7 @@ class NodeLifecycleController:
     def __init__(self, cp) -> None:
         self.cp = cp
         self.started_at = getattr(cp, "started_at", None) or cp.clock.now()
-        self.first_seen: dict[str, float] = {}
-        self.graced: dict[str, bool] = {}
+        self.renewals: dict[str, rules.Renewals] = {}
         self._passes = 0
 
     def interval(self) -> float:
@@ -51,38 +51,31 @@ class NodeLifecycleController:
             present.add(name)
             if rules.ready_condition(node) is None:
                 continue        # never reported status: nothing to time out
-            self.observe(name, node, now)
             node = self.update_node(node, now)
             self.evict_pods(node, pods_by_node.get(name, []), now)
-        for name in set(self.first_seen) - present:
-            self.first_seen.pop(name, None)
-            self.graced.pop(name, None)
+        for name in set(self.renewals) - present:
+            del self.renewals[name]
         self._passes += 1
 
-    def observe(self, name: str, node: dict, now: float) -> None:
-        """First sight of a node: remember when, and whether it gets the restart grace."""
-        if name in self.first_seen:
-            return
-        self.first_seen[name] = self.started_at if self._passes == 0 else now
-        self.graced[name] = not rules.marked_unknown(node)
-
-    def last_renewal(self, name: str, lease: dict | None, threshold: float) -> float:
-        """The renewal the node's timeline counts from (restart grace included)."""
-        graced = self.graced.get(name, True)
-        grace_from = None
-        if graced:
-            grace_from = self.started_at if lease is not None else self.first_seen[name]
-        last = rules.effective_last_renewal(rules.lease_renewed_at(lease), grace_from)
-        if last is None:          # timed out before we saw it and nothing renewed since
-            last = self.first_seen[name] - threshold
-        return last
+    def last_renewal(self, node: dict, lease: dict | None, threshold: float, now: float) -> float:
+        """When this controller last saw the node's Lease renewed (restart grace included)."""
+        name = node["metadata"]["name"]
+        renew_time = rules.lease_renew_time(lease)
+        known = self.renewals.get(name)
+        if known is None:
+            since = now
+            if self._passes == 0:    # present at start: renewed no earlier than the start
+                since = rules.clamp_renewal(renew_time, self.started_at, now)
+            known = rules.first_sight(node, renew_time, threshold, since)
+        known = rules.observe(known, renew_time, now)
+        self.renewals[name] = known
+        return known.at
 
     def update_node(self, node: dict, now: float) -> dict:
-        name = node["metadata"]["name"]
         profile = self.cp.profile
-        lease = self.cp.store.peek(LEASES, constants.NODE_LEASE_NAMESPACE, name)
+        lease = self.cp.store.peek(LEASES, constants.NODE_LEASE_NAMESPACE, node["metadata"]["name"])
         threshold = rules.lease_threshold(lease, profile.not_ready_timeout)
-        last = self.last_renewal(name, lease, threshold)
+        last = self.last_renewal(node, lease, threshold, now)
         state = rules.health(last, threshold, profile.noexecute_delay, now)
         plan = rules.plan_node(node, state, now)
         if not plan.changed:
@@ -93,14 +86,14 @@ class NodeLifecycleController:
         return updated
 
     def evict_pods(self, node: dict, pods: list[dict], now: float) -> None:
-        taint = rules.find_taint(node, constants.TAINT_UNREACHABLE, rules.NO_EXECUTE)
-        if taint is None:
+        taints = [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now)
+                  for t in rules.evicting_taints(node)]
+        if not taints:
             return
-        added = timefmt.parse(taint["timeAdded"]) if taint.get("timeAdded") else now
         for pod in pods:
-            verdict = rules.pod_verdict(pod, taint, added, now)
+            verdict = rules.pod_verdict(pod, taints, now)
             if verdict is rules.PodVerdict.EVICT:
-                self.evict(pod, node, taint, now)
+                self.evict(pod, node, rules.expired_taint(pod, taints, now), now)
             elif verdict is rules.PodVerdict.REMOVE:
                 meta = pod["metadata"]
                 self.cp.store.delete("pods", meta.get("namespace", ""), meta["name"])

@@ -235,3 +235,38 @@ def test_nodes_without_status_are_left_alone(cp):
     cp.clock.advance(100)
     assert "status" not in node(cp, "bare")
     assert cp.loops.errors == []
+
+
+def test_board_clock_skew_does_not_matter(cp):
+    add_node(cp, "n")
+    for _ in range(6):                 # a board whose clock is an hour behind keeps renewing
+        cp.clock.advance(cp.profile.lease_renew_interval)
+        with cp.store.lock:
+            lease = cp.store.get("leases.coordination.k8s.io", constants.NODE_LEASE_NAMESPACE, "n")
+            lease["spec"]["renewTime"] = timefmt.rfc3339_micro(cp.clock.now() - 3600)
+            cp.store.update("leases.coordination.k8s.io", lease)
+    assert ready(cp, "n")["status"] == "True"
+
+
+def test_renewal_between_checks_is_timed_from_the_next_check(cp):
+    add_node(cp, "n")
+    cp.clock.advance(step(cp) / 2)
+    renew(cp, "n")                     # seen by the check half an interval later
+    cp.clock.advance(cp.profile.lease_duration)
+    assert ready(cp, "n")["status"] == "True"
+    cp.clock.advance(step(cp))
+    assert ready(cp, "n")["status"] == "Unknown"
+
+
+def test_a_user_not_ready_noexecute_taint_also_evicts(cp):
+    add_node(cp, "n")
+    add_pod(cp, "p", "n", tolerations=[], admit=False)
+    with cp.store.lock:
+        n = node(cp, "n")
+        n["spec"]["taints"] = [{"key": constants.TAINT_NOT_READY, "effect": "NoExecute",
+                                "timeAdded": timefmt.rfc3339(cp.clock.now())}]
+        cp.store.update("nodes", n)
+    cp.clock.advance(step(cp))
+    assert pod(cp, "p")["spec"].get("nodeName") is None
+    assert pod(cp, "p")["status"]["message"] == reasons.EVICTED_MESSAGE.format(
+        node="n", taint=f"{constants.TAINT_NOT_READY}:NoExecute")

@@ -59,11 +59,27 @@ def test_lease_threshold_and_fallback():
     assert rules.lease_threshold(None, 7) == 7
 
 
-def test_effective_last_renewal():
-    assert rules.effective_last_renewal(100.0, 150.0) == 150.0
-    assert rules.effective_last_renewal(200.0, 150.0) == 200.0
-    assert rules.effective_last_renewal(100.0, None) == 100.0
-    assert rules.effective_last_renewal(None, None) is None
+def test_first_sight_and_observe():
+    node = _node()
+    seen = rules.first_sight(node, "2026-01-01T00:00:00.000000Z", 15, 500.0)
+    assert seen.at == 500.0
+    assert rules.observe(seen, "2026-01-01T00:00:00.000000Z", 600.0) is seen          # no change
+    assert rules.observe(seen, "2026-01-01T00:00:05.000000Z", 600.0).at == 600.0      # observed now
+    assert rules.observe(seen, None, 600.0) is seen
+
+
+def test_first_sight_of_a_timed_out_node_keeps_it_timed_out():
+    node = _node(status="Unknown", reason=reasons.NODE_STATUS_UNKNOWN)
+    node["status"]["conditions"][0]["lastTransitionTime"] = "1970-01-01T00:01:40Z"   # 100
+    seen = rules.first_sight(node, None, 15, 500.0)
+    assert seen.at == 85.0
+
+
+def test_clamp_renewal():
+    assert rules.clamp_renewal("1970-01-01T00:01:40.250000Z", 100.0, 100.5) == 100.25
+    assert rules.clamp_renewal("1970-01-01T00:00:10Z", 100.0, 100.5) == 100.0     # board clock behind
+    assert rules.clamp_renewal("1971-01-01T00:00:10Z", 100.0, 100.5) == 100.5     # board clock ahead
+    assert rules.clamp_renewal(None, 100.0, 100.5) == 100.0
 
 
 def _node(status="True", reason="KubeletReady", taints=None):
