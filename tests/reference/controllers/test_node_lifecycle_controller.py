@@ -263,7 +263,7 @@ def test_a_user_not_ready_noexecute_taint_also_evicts(cp):
     add_pod(cp, "p", "n", tolerations=[], admit=False)
     with cp.store.lock:
         n = node(cp, "n")
-        n["spec"]["taints"] = [{"key": constants.TAINT_NOT_READY, "effect": "NoExecute",
+        n.setdefault("spec", {})["taints"] = [{"key": constants.TAINT_NOT_READY, "effect": "NoExecute",
                                 "timeAdded": timefmt.rfc3339(cp.clock.now())}]
         cp.store.update("nodes", n)
     cp.clock.advance(step(cp))
