@@ -60,9 +60,23 @@ def scenarios(base: Path | None = None) -> list[ScenarioInfo]:
             tags = set(feature.tags) | set(sc.tags) | (set(sc.rule.tags) if sc.rule else set())
             for ex in sc.examples:
                 tags |= set(ex.tags)
-            steps = tuple((s.type, s.name, s.line_number) for s in sc.steps)
+            steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc))
             out.append(ScenarioInfo(str(path.relative_to(base)), sc.name, sc.line_number,
                                     frozenset(tags), steps))
+    return out
+
+
+def _rendered_steps(template) -> list:
+    """The steps of a scenario, with Scenario Outline placeholders filled from every example row."""
+    contexts = [ctx for ex in template.examples for ctx in ex.as_contexts()]
+    if not contexts:
+        return list(template.steps)
+    seen, out = set(), []
+    for ctx in contexts:
+        for s in template.render(ctx).steps:
+            if (s.type, s.name) not in seen:
+                seen.add((s.type, s.name))
+                out.append(s)
     return out
 
 

@@ -1,0 +1,42 @@
+"""Every step line in every feature matches exactly one step definition; every tag is known."""
+
+from pytest_bdd import parsers
+from pytest_bdd.steps import StepFunctionContext
+
+from kube32_conformance import steplint, suite
+
+FEATURE = ('Feature: f\n  @clause-SCHED-TIE-BREAK\n  Scenario: s\n'
+           '    Given a kube32 control plane\n    Then pod "p" is floating\n')
+
+
+def test_every_step_line_has_exactly_one_definition():
+    problems = steplint.check()
+    assert not problems, "\n".join(str(p) for p in problems)
+
+
+def test_an_undefined_line_is_reported(tmp_path):
+    (tmp_path / "x.feature").write_text(FEATURE)
+    problems = steplint.check(tmp_path)
+    assert [(p.kind, p.text) for p in problems] == [("undefined", 'Then pod "p" is floating')]
+
+
+def test_two_matching_definitions_are_reported(tmp_path, monkeypatch):
+    (tmp_path / "x.feature").write_text(FEATURE)
+
+    def one(): ...
+
+    def two(): ...
+
+    one.__module__ = two.__module__ = "kube32_conformance.steps.fake"
+    fakes = [StepFunctionContext("then", one, parsers.parse('pod "{name}" is {state}')),
+             StepFunctionContext("then", two, parsers.re(r'pod "(?P<n>\w+)" is floating')),
+             StepFunctionContext("given", one, parsers.parse("a kube32 control plane"))]
+    monkeypatch.setattr(steplint, "definitions", lambda: fakes)
+    problems = steplint.check(tmp_path)
+    assert [p.kind for p in problems] == ["ambiguous"]
+    assert len(problems[0].matches) == 2
+
+
+def test_clause_and_tag_check_passes():
+    problems = suite.check()
+    assert not problems, "\n".join(str(p) for p in problems)

@@ -1,0 +1,1 @@
+"""Fault modules, one per area: each registers faults with ``tests.sensitivity.registry.fault``."""
