@@ -12,14 +12,16 @@ Rules (kube32 document, "Deployment controller"), with our reading where it is s
   stable hash of the template (FNV-32a over its canonical JSON, written with upstream's
   SafeEncodeString alphabet, so the value uses only ``[4-9bcdf]``), named
   ``<deployment>-<hash>-<5 random chars>`` and given the default NoExecute tolerations.
-- Surplus pods are deleted in this order (DELETION ORDER): not ready before ready; among those,
-  unbound before bound; stale (another hash) before current; newest first; then by name.
+- Surplus pods are deleted in this order (DELETION ORDER): not ready before ready; then stale
+  (another hash) before current; then newest creationTimestamp first; then name descending.
 - A changed template is rolled out by replacing stale pods, at most
   ``constants.DEPLOYMENT_STALE_REPLACEMENTS_PER_PASS`` (one) per pass: the stale pod first in the
   deletion order is deleted and a pod from the new template created in the same pass. A READY stale
   pod is deleted only while at least ``replicas - maxUnavailable`` pods stay ready afterwards; a
-  not-ready one always may go. When no stale pod may go, one extra pod from the new template is
-  created (a surge) while the pods number fewer than ``replicas + maxSurge``.
+  not-ready one always may go. A pass that creates no pod to refill spec.replicas creates one extra
+  pod from the new template (a surge) while the pods number fewer than ``replicas + maxSurge`` and
+  fewer than spec.replicas are current; so with maxUnavailable 0 a stale pod goes once its
+  surge replacement is ready, and the next surge starts in that same pass.
 - maxUnavailable / maxSurge resolve as upstream's ResolveFenceposts: a percentage of spec.replicas,
   maxSurge rounded UP, maxUnavailable rounded DOWN (float64 arithmetic), and when both come out 0,
   maxUnavailable is 1. Defaults 25 % / 25 %.
@@ -219,12 +221,19 @@ def active_pods(owned: list[dict]) -> list[dict]:
 
 
 def deletion_key(current_hash: str):
-    """Sort key: pods first in this order are deleted first (see the module docstring)."""
+    """Primary sort key of the deletion order: not ready first, then stale, then newest."""
     def key(pod: dict) -> tuple:
         created = pod["metadata"].get("creationTimestamp")
         t = timefmt.parse(created) if created else 0.0
-        return (is_ready(pod), is_bound(pod), is_current(pod, current_hash), -t, pod["metadata"]["name"])
+        return (is_ready(pod), is_current(pod, current_hash), -t)
     return key
+
+
+def deletion_order(pods: list[dict], current_hash: str) -> list[dict]:
+    """Pods in the order they are deleted: not ready before ready; then stale before current;
+    then newest creationTimestamp first; then name descending."""
+    by_name = sorted(pods, key=lambda p: p["metadata"]["name"], reverse=True)
+    return sorted(by_name, key=deletion_key(current_hash))
 
 
 # -- building a pod ---------------------------------------------------------------------------
@@ -266,20 +275,19 @@ def plan(deployment: dict, pods: list[dict], now: float, toleration_seconds: flo
     actions: list = [DeletePod(p, "finished") for p in owned if not is_terminating(p) and is_finished(p)]
     active = active_pods(owned)
     surge, unavailable = rollout_limits(deployment)
-    order = deletion_key(current)
 
     # 1. scale down: beyond spec.replicas (beyond replicas + maxSurge while a rollout runs)
     rolling = any(not is_current(p, current) for p in active)
     ceiling = desired + (surge if rolling else 0)
     if len(active) > ceiling:
-        victims = sorted(active, key=order)[: len(active) - ceiling]
+        victims = deletion_order(active, current)[: len(active) - ceiling]
         actions += [DeletePod(p, "surplus") for p in victims]
         gone = {p["metadata"]["name"] for p in victims}
         active = [p for p in active if p["metadata"]["name"] not in gone]
 
     # 2. replace stale pods, a bounded number per pass, keeping replicas - maxUnavailable ready
     replaced = 0
-    stale = sorted((p for p in active if not is_current(p, current)), key=order)
+    stale = deletion_order([p for p in active if not is_current(p, current)], current)
     ready = sum(1 for p in active if is_ready(p))
     for victim in stale:
         if replaced >= constants.DEPLOYMENT_STALE_REPLACEMENTS_PER_PASS:
@@ -290,15 +298,15 @@ def plan(deployment: dict, pods: list[dict], now: float, toleration_seconds: flo
         active = [p for p in active if p is not victim]
         ready -= 1 if is_ready(victim) else 0
         replaced += 1
-    stale_left = any(not is_current(p, current) for p in active)
 
-    # 3. create: up to spec.replicas; one surge pod when a rollout is blocked
-    missing = desired - len(active)
+    # 3. create: refill spec.replicas; otherwise one surge pod while stale pods remain
+    missing = max(desired - len(active), 0)
     reason = "replacement" if replaced else "missing"
-    if missing <= 0 and stale_left and not replaced and len(active) < desired + surge \
-            and sum(1 for p in active if is_current(p, current)) < desired:
+    stale_left = any(not is_current(p, current) for p in active)
+    current_count = sum(1 for p in active if is_current(p, current))
+    if missing == 0 and stale_left and len(active) < desired + surge and current_count < desired:
         missing, reason = 1, "surge"
-    for _ in range(max(missing, 0)):
+    for _ in range(missing):
         actions.append(CreatePod(pod_from_template(deployment, current, toleration_seconds), reason))
     return actions
 

@@ -154,12 +154,18 @@ def test_deletion_order():
     pods = [pod("ready-current-old", d, created=START),
             pod("ready-current-new", d, created=START + 5),
             pod("ready-stale", d, hash_="old"),
-            pod("notready-bound", d, ready=False),
-            pod("notready-unbound", d, ready=False, node=None)]
-    ordered = [p["metadata"]["name"] for p in sorted(pods, key=dp.deletion_key(dp.template_hash(
-        d["spec"]["template"])))]
-    assert ordered == ["notready-unbound", "notready-bound", "ready-stale", "ready-current-new",
+            pod("notready-a", d, ready=False),
+            pod("notready-b", d, ready=False),
+            pod("notready-stale", d, ready=False, hash_="old", created=START - 5)]
+    ordered = [p["metadata"]["name"] for p in dp.deletion_order(pods, dp.template_hash(d["spec"]["template"]))]
+    assert ordered == ["notready-stale", "notready-b", "notready-a", "ready-stale", "ready-current-new",
                        "ready-current-old"]
+
+
+def test_default_four_replicas_replace_one_per_pass_when_new_pods_are_ready():
+    d = deployment(replicas=4)                              # maxUnavailable 1, maxSurge 1
+    pods = [pod("n0", d)] + [pod(f"s{i}", d, hash_="old", created=START + i) for i in range(3)]
+    assert kinds(dp.plan(d, pods, START + 10, TOL)) == [("delete", "s2"), ("create", "replacement")]
 
 
 # -- rolling out -------------------------------------------------------------------------------
@@ -191,7 +197,8 @@ def test_default_three_replicas_surge_before_deleting():
     stale = [pod(f"s{i}", d, hash_="old") for i in range(3)]
     assert kinds(dp.plan(d, stale, START, TOL)) == [("create", "surge")]
     ready_new = [pod("n0", d)]
-    assert kinds(dp.plan(d, stale + ready_new, START, TOL))[0][0] == "delete"
+    # the surge pod is ready: one stale pod goes and the next surge starts in the same pass
+    assert kinds(dp.plan(d, stale + ready_new, START, TOL)) == [("delete", "s2"), ("create", "surge")]
 
 
 def test_scale_down_during_rollout_keeps_the_surge_allowance():
