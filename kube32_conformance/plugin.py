@@ -16,7 +16,7 @@ import yaml
 from kube32_conformance import errors, steps
 from kube32_conformance.context import ScenarioContext, target_is_fresh
 from kube32_conformance.reports import collector
-from kube32_conformance.suite import CLAUSE_PREFIX, NEEDS_PREFIX, known_tags
+from kube32_conformance.suite import NEEDS_PREFIX, item_clauses, known_tags
 from kube32_conformance.targets import registry
 from spec import catalogue, profiles
 
@@ -72,12 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[collector.COLLECTOR] = collector.Collector(cat)
 
 
-def _item_clauses(item: pytest.Item) -> list[str]:
-    return sorted({m.name[len(CLAUSE_PREFIX):] for m in item.iter_markers() if m.name.startswith(CLAUSE_PREFIX)})
-
-
 def _is_scenario(item: pytest.Item) -> bool:
-    return bool(_item_clauses(item))
+    return bool(item_clauses(item))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -88,7 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cat = config.stash[collector.CATALOGUE]
     keep, drop = [], []
     for item in items:
-        clauses = _item_clauses(item)
+        clauses = item_clauses(item)
         wanted = (not patterns or any(fnmatch.fnmatch(c, p) for c in clauses for p in patterns)) and \
             (not areas or any(cat.get(c).area in areas for c in clauses if c in cat.ids))
         (keep if wanted and clauses else drop).append(item)
@@ -179,7 +175,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             verdict = "failed"
         else:
             verdict = "error"
-        clauses = _item_clauses(item)
+        clauses = item_clauses(item)
         deviations = _deviations(item.config)
         if verdict == "failed" and clauses and all(c in deviations for c in clauses):
             report.outcome = "skipped"

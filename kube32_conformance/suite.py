@@ -26,6 +26,11 @@ CAPABILITIES = {
 }
 
 
+def item_clauses(item) -> list[str]:
+    """The clause IDs a collected pytest item carries (from its feature, rule and scenario tags)."""
+    return sorted({m.name[len(CLAUSE_PREFIX):] for m in item.iter_markers() if m.name.startswith(CLAUSE_PREFIX)})
+
+
 def features_dir() -> Path:
     """KUBE32_FEATURES, else the ``features`` package shipped with the toolkit."""
     env = os.environ.get("KUBE32_FEATURES")
