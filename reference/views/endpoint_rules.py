@@ -19,6 +19,7 @@ kube32 rules (the document's "Endpoints and EndpointSlices" section), where they
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
@@ -173,7 +174,12 @@ def _address_order(addr: dict) -> tuple[str, str]:
 # -- metadata ------------------------------------------------------------------------------
 def derived_uid(service: dict, what: str) -> str:
     """A stable uid for a computed object: the same Service and role always give the same uid."""
-    return str(uuid.uuid5(_UID_NAMESPACE, f"{service['metadata'].get('uid', '')}/{what}"))
+    return _uid5(f"{service['metadata'].get('uid', '')}/{what}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _uid5(text: str) -> str:
+    return str(uuid.uuid5(_UID_NAMESPACE, text))
 
 
 def content_version(service: dict, pods: list[dict]) -> str:
@@ -256,9 +262,10 @@ def build_endpoints(service: dict, pods: list[dict]) -> dict | None:
 
 
 # -- EndpointSlices ------------------------------------------------------------------------
-def slice_name(service_name: str, key: object) -> str:
+@functools.lru_cache(maxsize=4096)
+def slice_name(service_name: str, key: tuple) -> str:
     """``<service>-<5 characters>``: shaped like upstream's generateName result, but derived from
-    the slice's port mapping, address type and chunk so it is the same on every read."""
+    the slice's (address type, port mapping, chunk number) so it is the same on every read."""
     digest = hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).digest()
     suffix = "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:_SUFFIX_LEN])
     return f"{service_name}-{suffix}"
@@ -319,15 +326,14 @@ def build_slices(service: dict, pods: list[dict], zone_of=lambda node_name: None
         groups.setdefault((address_family(pod_ip(pod)), ports), []).append((endpoint, pod))
     if not groups:
         family = (spec.get("ipFamilies") or ["IPv4"])[0]
-        return [_slice(service, slice_name(name, [family, [], 0]), family, (), [], [])]
+        return [_slice(service, slice_name(name, (family, (), 0)), family, (), [], [])]
     slices = []
     size = max(1, constants.MAX_ENDPOINTS_PER_SLICE)
     for (family, ports), members in sorted(groups.items(), key=lambda kv: (kv[0][0], _ports_order(kv[0][1]))):
         members.sort(key=lambda m: (m[0]["addresses"][0], m[0]["targetRef"]["uid"]))
         for chunk_no, start in enumerate(range(0, len(members), size)):
             chunk = members[start:start + size]
-            key = [family, [list(p) for p in ports], chunk_no]
-            slices.append(_slice(service, slice_name(name, key), family, ports,
+            slices.append(_slice(service, slice_name(name, (family, ports, chunk_no)), family, ports,
                                  [e for e, _ in chunk], [p for _, p in chunk]))
     return slices
 

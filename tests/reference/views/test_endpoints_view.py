@@ -180,15 +180,49 @@ def test_reads_use_the_label_index(cp, monkeypatch):
     assert [c for c in calls if c[0] == "pods"] == [("pods", "default", {"app": "web"})]
 
 
-def test_memo_is_reused_until_the_store_changes(cp):
+def test_memo_is_reused_until_one_of_its_inputs_changes(cp):
     _store_service(cp, service(selector={"app": "web"}))
     stored = _store_pod(cp, pod("a", "10.0.0.1"))
     view = cp.views[views.ENDPOINTS_KEY]
     first = view.get("default", "web")
     assert view.get("default", "web") is first
+    _store_pod(cp, pod("unrelated", "10.0.0.2", labels={"app": "db"}))
+    assert view.get("default", "web") is first
     stored["metadata"]["labels"]["extra"] = "1"
     cp.store.update("pods", stored)
     assert view.get("default", "web") is not first
+
+
+def test_slices_follow_a_node_zone_change(cp, client):
+    node = cp.store.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}})
+    _store_service(cp, service(selector={"app": "web"}))
+    _store_pod(cp, pod("a", "10.0.0.1"))
+    assert "zone" not in client.get(SL.format(ns="default")).json["items"][0]["endpoints"][0]
+    node["metadata"]["labels"] = {constants.LABEL_TOPOLOGY_ZONE: "desk"}
+    cp.store.update("nodes", node)
+    assert client.get(SL.format(ns="default")).json["items"][0]["endpoints"][0]["zone"] == "desk"
+
+
+def test_service_change_is_seen_and_deleted_service_forgotten(cp, client):
+    svc = _store_service(cp, service(selector={"app": "web"}))
+    _store_pod(cp, pod("a", "10.0.0.1", labels={"app": "web"}))
+    _store_pod(cp, pod("b", "10.0.0.2", labels={"app": "db"}))
+    assert _ips(client.get(EP.format(ns="default") + "/web").json) == {"10.0.0.1"}
+    svc["spec"]["selector"] = {"app": "db"}
+    cp.store.update("services", svc)
+    assert _ips(client.get(EP.format(ns="default") + "/web").json) == {"10.0.0.2"}
+    cp.store.delete("services", "default", "web")
+    assert client.get(EP.format(ns="default") + "/web").status_code == 404
+    assert client.get(SL.format(ns="default")).json["items"] == []
+
+
+def test_memo_is_pruned_of_deleted_services(cp):
+    view = cp.views[views.ENDPOINTS_KEY]
+    for i in range(300):
+        _store_service(cp, service(f"s{i}", selector={"app": "web"}))
+        view.get("default", f"s{i}")
+        cp.store.delete("services", "default", f"s{i}")
+    assert len(view.services._memo) <= 256
 
 
 def test_missing_service_is_none(cp):
