@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-_UTC = _dt.timezone.utc
+_UTC = _dt.UTC
 
 
 def rfc3339(t: float) -> str:
