@@ -94,7 +94,13 @@ class Rig:
     # --- boot ---------------------------------------------------------------------------------------
 
     def start(self) -> str:
-        """Reset every board (control plane first), wait until the API and all kubelets are up."""
+        """Reset every board (control plane first), wait until the API and all kubelets are up.
+
+        Crashes seen before start (boards booting while the ports were opened) are dropped: the
+        resets put every board in a known state.
+        """
+        for console in self.consoles.values():
+            console.acknowledge_crashes()
         self.restart_control_plane()
         marks = {}
         for board in self.node_boards.values():

@@ -98,16 +98,17 @@ class RigFile(_Strict):
     timeouts: Timeouts = Timeouts()
     boards: dict[str, BoardEntry]
 
-    @model_validator(mode="after")
-    def _one_control_plane(self) -> RigFile:
-        cps = [name for name, b in self.boards.items() if b.role == "control-plane"]
+    @field_validator("boards")
+    @classmethod
+    def _one_control_plane(cls, boards: dict[str, BoardEntry]) -> dict[str, BoardEntry]:
+        cps = [name for name, b in boards.items() if b.role == "control-plane"]
         if len(cps) != 1:
             raise ValueError(f"exactly one board must have role: control-plane, found {len(cps)} ({', '.join(cps) or 'none'})")
-        names = [b.node_name for b in self.boards.values() if b.node_name]
+        names = [b.node_name for b in boards.values() if b.node_name]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"node_name used by more than one board: {', '.join(dupes)}")
-        return self
+        return boards
 
     def board_specs(self) -> list[BoardSpec]:
         out = []

@@ -85,6 +85,7 @@ class VirtualRig:
             fw = self.node_firmware.get(node) or self._kubelet(node)
             self._add(self.board_name(node), fw)
             entries[self.board_name(node)] = {"url": self._url(self.board_name(node)), "role": "node", "node_name": node}
+        self._wait_powered_up()
         doc: dict = {"profile": self.profile, "boards": entries}
         if self.timeouts:
             doc["timeouts"] = self.timeouts
@@ -101,6 +102,14 @@ class VirtualRig:
                 raise TimeoutError("the virtual control plane did not start within 30 s")
             time.sleep(0.02)
         self.api_url = fw.url
+
+    def _wait_powered_up(self, timeout: float = 10.0) -> None:
+        """Boards are 'already on' when the rig opens them: their power-up boot has happened."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while any(b.state != "running" for b in self.boards.values()) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def _kubelet(self, node: str) -> Firmware:
         try:

@@ -25,7 +25,9 @@ BOOTED = r"main_task: Calling app_main\(\)"
 
 def booted(console):
     console.reset()
-    return console.expect(BOOTED, 5)
+    match = console.expect(BOOTED, 5)
+    console.expect("app: idle firmware running", 5)  # the last line IdleFirmware prints at boot
+    return match
 
 
 def test_reset_boots_with_poweron_banner(make_board, open_console):
