@@ -1,0 +1,91 @@
+"""Target drivers end to end: the same tiny feature on the in-process reference, on a `serve`
+subprocess (manual clock, restartable), and on a plain HTTP URL; plus the packaged wheel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import pytest
+
+from kube32_conformance.targets.process import ServeProcess
+from spec import profiles
+from tests.conftest import REPO
+
+FEATURE = textwrap.dedent('''
+    Feature: targets
+      Background:
+        Given a kube32 control plane
+        And these Ready nodes:
+          | name   | memory |
+          | node-a | 64Ki   |
+
+      @clause-SCHED-BIND-ON-CREATE
+      Scenario: bind on create
+        When I create a pod "p" requesting:
+          | resource | quantity |
+          | memory   | 1Ki      |
+        Then the create response for pod "p" names node "node-a"
+
+      @clause-NODE-RESTART-GRACE @needs-restart
+      Scenario: the control plane restarts and keeps its objects
+        When I create a pod "p" requesting:
+          | resource | quantity |
+          | memory   | 1Ki      |
+        And the control plane restarts
+        Then pod "p" is bound to node "node-a"
+        And node "node-a" is Ready
+    ''')
+
+
+@pytest.fixture
+def features(tmp_path, monkeypatch):
+    root = tmp_path / "features"
+    root.mkdir()
+    (root / "targets.feature").write_text(FEATURE)
+    monkeypatch.setenv("KUBE32_FEATURES", str(root))
+    return root
+
+
+def run(pytester, tmp_path, *args) -> dict[str, str]:
+    report = tmp_path / "report"
+    pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider",
+                                 "--report", str(report), *args)
+    doc = json.loads((report / "clauses.json").read_text())
+    return {r["id"]: r["status"] for r in doc["clauses"]}, doc
+
+
+@pytest.mark.parametrize("target", ["reference", "process"])
+def test_restartable_targets_pass(features, pytester, tmp_path, target):
+    got, doc = run(pytester, tmp_path, "--target", target)
+    assert got["SCHED-BIND-ON-CREATE"] == "passed"
+    assert got["NODE-RESTART-GRACE"] == "passed", doc
+    assert doc["target"]["name"] == target
+
+
+def test_plain_url_target_disables_restart(features, pytester, tmp_path):
+    server = ServeProcess(profiles.load("simulator"), clock="manual")
+    server.start(clock_start=1767225600.0)
+    try:
+        got, doc = run(pytester, tmp_path, "--target", server.url)
+    finally:
+        server.stop()
+    assert got["SCHED-BIND-ON-CREATE"] == "passed"
+    assert got["NODE-RESTART-GRACE"] == "disabled"
+    assert doc["target"]["clock"] == "manual"
+
+
+def test_wheel_carries_features_schemas_and_catalogue(tmp_path):
+    out = tmp_path / "wheel"
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wheel = next(out.glob("*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    for wanted in ("spec/clauses/scheduler.yaml", "spec/profiles/shared.yaml", "spec/schemas/pod.json",
+                   "kube32_conformance/bind.py", "reference/app.py", "hardware_harness/__init__.py"):
+        assert wanted in names, f"{wanted} missing from {wheel.name}"
+    assert any(n.startswith("features/") and n.endswith(".feature") for n in names), "no features in the wheel"
