@@ -16,7 +16,9 @@ CLAUSE_PREFIX = "clause-"
 NEEDS_PREFIX = "needs-"
 AREA_PREFIX = "area-"
 PLAIN_TAGS = {"interpretation": "scenario tests one of our interpretations (spec/decisions.md)",
-              "slow": "scenario takes more than a few seconds of wall time on a real clock"}
+              "slow": "scenario takes more than a few seconds of wall time on a real clock",
+              "realtime": "scenario says time only through profile durations, so it also runs in real time "
+                          "against a target started with short timeouts"}
 CAPABILITIES = {
     "restart": "the runner can restart the control plane on the same data",
     "exclusive-nodes": "the scenario must own the whole node set",
