@@ -10,9 +10,19 @@ from __future__ import annotations
 
 from pytest_bdd import given, then, when
 
-from kube32_conformance.steps._util import step
-from kube32_conformance.steps.events import events_about
-from kube32_conformance.steps.pods import get_pod
+from kube32_conformance.steps._util import explain_missing, step
+
+
+def get_pod(k32, name: str) -> dict:
+    pod = k32.api.try_get("Pod", k32.name(name), k32.ns)
+    assert pod is not None, explain_missing(k32, name, "pod")
+    return pod
+
+
+def events_about(k32, kind: str, name: str, reason: str) -> list[dict]:
+    fields = f"involvedObject.name={name},involvedObject.kind={kind},reason={reason}"
+    return k32.api.call("GET", f"/api/v1/namespaces/{k32.ns}/events",
+                        params={"fieldSelector": fields}).get("items", [])
 
 
 def _scheduled_condition(pod: dict) -> dict | None:
@@ -82,3 +92,15 @@ def gets_taint(k32, name, taint):
         entry["value"] = value
     taints.append(entry)
     k32.api.patch("Node", name, {"spec": {"taints": taints}})
+
+
+@given(step('the kubelet on node "{node}" reports its status without a Ready condition'))
+def kubelet_reports_no_ready(k32, node):
+    """A status write whose conditions list has no Ready entry (figures as usual)."""
+    kubelet = k32.kubelet(node)
+
+    def mutate(obj: dict) -> None:
+        status = kubelet.node_status()
+        status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
+        obj["status"] = status
+    kubelet._write("Node", node, None, mutate)
