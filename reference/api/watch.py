@@ -1,9 +1,11 @@
 """Watch streams: newline-delimited ``{"type", "object"}`` JSON, headers flushed at once.
 
-``resourceVersion`` empty or "0" first sends the current objects as ADDED; otherwise events after
-that version. A version older than the watch log answers, as upstream, 200 with one ``ERROR`` event
-carrying a 410 ``Expired`` Status (clients then re-list). ``timeoutSeconds`` ends the stream. Under waitress an empty first chunk does not flush
-the headers, so the stream starts with a single newline (JSON decoders skip whitespace).
+``resourceVersion`` empty or "0" first sends the current objects as ADDED; otherwise the events after
+that version. A view (Endpoints, EndpointSlices) is polled and diffed. A version older than the watch
+log answers, as upstream, 200 with one ``ERROR`` event carrying a 410 ``Expired`` Status (clients
+then re-list). ``timeoutSeconds`` ends the stream. Under waitress an empty first chunk does not flush
+the headers, so the stream starts with a single space (JSON decoders skip whitespace), and a quiet
+stream sends another space every ``KEEPALIVE`` seconds so a vanished client is noticed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from reference.machinery import selectors
 
 DEFAULT_TIMEOUT = 1800.0
 POLL = 0.5
+# The first chunk flushes the status line and headers (waitress holds them until a non-empty chunk;
+# kubectl wait hangs without them). A space, not a newline: JSON decoders skip it, and it never makes
+# an empty line (the official Python client turns an empty line into a ``None`` event).
+FIRST_CHUNK = " "
+KEEPALIVE = 10.0          # seconds of silence before another space is sent
+KEEPALIVE_CHUNK = " "
 
 
 def stream(cp, resource, namespace: str | None) -> Response:
@@ -53,29 +61,40 @@ def stream(cp, resource, namespace: str | None) -> Response:
             w = None if view else cp.store.watch(resource.key, namespace, since)
         except errors.Gone as exc:
             w, expired = None, exc
+        # a view has no history: changes are diffs against what the client has already seen
+        seen = {_key(o): o for o in (view.list(namespace) if view else []) if matches(o)}
+
+    def view_changes():
+        nonlocal seen
+        current = {_key(o): o for o in view.list(namespace) if matches(o)}
+        for k, o in current.items():
+            if k not in seen:
+                yield encode("ADDED", o)
+            elif seen[k] != o:
+                yield encode("MODIFIED", o)
+        for k, o in seen.items():
+            if k not in current:
+                yield encode("DELETED", o)
+        seen = current
 
     def generate():
-        yield "\n"
+        yield FIRST_CHUNK
         if expired is not None:
             yield json.dumps({"type": "ERROR", "object": expired.status()}, separators=(",", ":")) + "\n"
             return
         for obj in initial:
             yield encode("ADDED", obj)
         deadline = time.monotonic() + timeout
-        last = {(_key(o)): o for o in initial} if view else {}
+        quiet_since = time.monotonic()
         while time.monotonic() < deadline:
+            if time.monotonic() - quiet_since >= KEEPALIVE:
+                yield KEEPALIVE_CHUNK          # finds clients that went away, freeing the thread
+                quiet_since = time.monotonic()
             if view is not None:
                 time.sleep(POLL)
-                current = {_key(o): o for o in view.list(namespace) if matches(o)}
-                for k, o in current.items():
-                    if k not in last:
-                        yield encode("ADDED", o)
-                    elif last[k] != o:
-                        yield encode("MODIFIED", o)
-                for k, o in last.items():
-                    if k not in current:
-                        yield encode("DELETED", o)
-                last = current
+                for chunk in view_changes():
+                    quiet_since = time.monotonic()
+                    yield chunk
                 continue
             event = w.next(POLL)
             if event is None:
@@ -84,6 +103,7 @@ def stream(cp, resource, namespace: str | None) -> Response:
                 continue
             kind, obj = event
             if matches(obj):
+                quiet_since = time.monotonic()
                 yield encode(kind, obj)
 
     media = tables.TABLE_MEDIA_TYPE if as_table else "application/json"
