@@ -19,6 +19,7 @@ from spec import constants
 HASH = constants.CONTROLLER_REVISION_HASH_LABEL
 UNSET = ("", "unset", "default", "-")
 WRITE_RETRIES = 5
+MAX_ROUNDS = 40          # workload intervals a Job is driven for before a driver step gives up
 
 
 # -- reading pods -------------------------------------------------------------------------------
@@ -368,6 +369,14 @@ def ds_has_pod_on(k32, name, node):
     notes(k32, "ds-pod")[(name, node)] = pod["metadata"]["uid"]
 
 
+@then(step('the DaemonSet "{name}" has an unbound pod for node "{node}"'))
+def ds_unbound_pod_for(k32, name, node):
+    def check():
+        pod = ds_pod_on(k32, name, node)
+        assert not (pod.get("spec") or {}).get("nodeName"), f"pod {pod['metadata']['name']} is bound"
+    k32.consistently(check, f'DaemonSet "{name}" unbound pod for node "{node}"')
+
+
 @then(step('the DaemonSet "{name}" has no pod on node "{node}"'))
 def ds_has_no_pod_on(k32, name, node):
     def check():
@@ -577,6 +586,39 @@ def job_containers_restart(k32, name, n):
         pod = start_if_pending(k32, pod)
         for _ in range(int(n)):
             k32.kubelet_of(pod).restart_container(pod["metadata"]["name"], k32.ns)
+
+
+@when(step('the Job "{name}" pods keep succeeding until it is Complete'))
+def job_run_to_complete(k32, name):
+    """Round after round: one workload interval passes, then every active pod succeeds; records the
+    most pods seen active at once. Gives up after ``MAX_ROUNDS`` rounds (the Thens then fail)."""
+    record = {"max_active": 0, "rounds": 0}
+    for _ in range(MAX_ROUNDS):
+        k32.timeline.advance(k32.profile.workload_interval)
+        record["rounds"] += 1
+        pods = job_active(k32, name)
+        record["max_active"] = max(record["max_active"], len(pods))
+        cond = job_condition(k32, name, "Complete")
+        if cond is not None and cond.get("status") == "True":
+            break
+        for pod in pods:
+            if (pod.get("spec") or {}).get("nodeName"):
+                finish(k32, pod, True)
+    notes(k32, "job-run")[name] = record
+
+
+@then(parsers.re(r'the Job "(?P<name>[^"]+)" never had more than (?P<n>\d+) active pods? at once'))
+def job_never_more_active(k32, name, n):
+    record = notes(k32, "job-run").get(name)
+    assert record is not None, f'the Job "{name}" was not run to completion in this scenario'
+    assert record["max_active"] <= int(n), f"up to {record['max_active']} pods were active at once"
+
+
+@then(parsers.re(r'the Job "(?P<name>[^"]+)" had (?P<n>\d+) active pods? at once'))
+def job_had_active(k32, name, n):
+    record = notes(k32, "job-run").get(name)
+    assert record is not None, f'the Job "{name}" was not run to completion in this scenario'
+    assert record["max_active"] == int(n), f"the most pods active at once was {record['max_active']}"
 
 
 # == Job: assertions =============================================================================
