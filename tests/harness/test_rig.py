@@ -170,3 +170,24 @@ def test_rig_monitor_prefixes_lines_with_board_name(tmp_path):
         threading.Timer(0.3, board.inject, args=(b"I (1) probe: hello monitor\r\n",)).start()
         rig_monitor(vr.rig_path, out, duration=1.0)
     assert "[m-m1] " in out.getvalue() and "probe: hello monitor" in out.getvalue()
+
+
+def test_rig_target_driver_adapts_the_rig(tmp_path):
+    if not HAVE_REFERENCE:
+        pytest.skip("reference.serve.start_in_thread is not there yet")
+    from kube32_conformance.targets import base
+    from kube32_conformance.targets.rig import RigTarget
+    from spec import profiles
+
+    with VirtualRig(tmp_path, ["node-t"], prefix="t-", lease_interval=0.3, lease_duration=2) as vr:
+        target = RigTarget(str(vr.rig_path), profiles.load("hardware"))
+        try:
+            target.start()
+            assert {base.RESTART, base.REAL_KUBELET} <= target.capabilities
+            target.begin_scenario()
+            target.hold("node-t")
+            target.release("node-t")
+            target.end_scenario()
+            assert "kubelet: kubelet ready" in target.last_logs["t-node-t"]
+        finally:
+            target.stop()
