@@ -57,12 +57,16 @@ class ScenarioContext:
     def add_kubelet(self, name: str, lease_duration: float | None = None) -> FakeKubelet:
         if name in self.kubelets:
             raise AssertionError(f"node {name!r} is already part of this scenario")
-        kubelet = FakeKubelet(self.api, self.target.clock, name, self.profile, len(self.kubelets) + 1,
-                              lease_duration=lease_duration)
+        # A target may play some nodes itself (a rig's boards); the rest are the runner's fake kubelets.
+        board_node = getattr(self.target, "node_driver", None)
+        kubelet = board_node(name, self) if board_node is not None else None
+        if kubelet is None:
+            kubelet = FakeKubelet(self.api, self.target.clock, name, self.profile, len(self.kubelets) + 1,
+                                  lease_duration=lease_duration)
+            created = getattr(self.target, "created_nodes", None)
+            if created is not None:
+                created.add(name)
         self.kubelets[name] = kubelet
-        created = getattr(self.target, "created_nodes", None)
-        if created is not None:
-            created.add(name)
         return kubelet
 
     def kubelet(self, name: str) -> FakeKubelet:
