@@ -16,7 +16,8 @@ because kube32 has no ReplicaSets:
                else False MinimumReplicasUnavailable.
   Progressing  True NewReplicaSetAvailable once every desired pod is current and available;
                True ReplicaSetUpdated whenever the counts show progress (more updated, fewer old,
-               more ready, more available; lastTransitionTime kept while True);
+               more ready, more available) or the pass acted on a new generation (where upstream
+               would create a new ReplicaSet); lastTransitionTime kept while True;
                False ProgressDeadlineExceeded when progressDeadlineSeconds pass without progress.
 A condition whose status and reason do not change is left untouched (times included).
 """
@@ -89,6 +90,12 @@ def made_progress(old: dict, new: dict) -> bool:
             or n(new, "availableReplicas") > n(old, "availableReplicas"))
 
 
+def new_spec(old: dict, new: dict) -> bool:
+    """The pass acted on a spec it had not seen: kube32's stand-in for upstream's "created new
+    ReplicaSet" sign of progress (a template change starts a rollout)."""
+    return int(old.get("observedGeneration") or 0) < int(new.get("observedGeneration") or 0)
+
+
 def timed_out(deployment: dict, conditions: list[dict], now: float) -> bool:
     """Upstream DeploymentTimedOut: no progress for progressDeadlineSeconds since lastUpdateTime."""
     cond = get_condition(conditions, "Progressing")
@@ -110,7 +117,7 @@ def progressing_conditions(deployment: dict, status: dict, conditions: list[dict
     if is_complete(deployment, status):
         return set_condition(conditions, condition(
             "Progressing", "True", reasons.DEPLOY_COMPLETE, reasons.DEPLOY_COMPLETE_MSG.format(name=name), now))
-    if made_progress(old_status, status):
+    if made_progress(old_status, status) or new_spec(old_status, status):
         new = condition("Progressing", "True", reasons.DEPLOY_PROGRESSING,
                         reasons.DEPLOY_PROGRESSING_MSG.format(name=name), now)
         if current is not None and current.get("status") == "True":

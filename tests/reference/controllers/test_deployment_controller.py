@@ -219,3 +219,24 @@ def test_replicasets_are_never_created(cp):
     h.create_deployment(cp, h.deployment(replicas=2))
     h.passes(cp, 3)
     assert not [k for k in cp.store._objects if "replicaset" in k]
+
+
+def test_a_template_change_of_a_complete_deployment_is_progress(cp):
+    h.create_deployment(cp, h.deployment(replicas=2))        # budget 0: the first pass only surges
+    h.passes(cp)
+    h.start_all(cp)
+    h.passes(cp)
+    assert cond(cp, "Progressing")["reason"] == reasons.DEPLOY_COMPLETE
+    h.update_template(cp, "v2")
+    h.passes(cp)
+    assert cond(cp, "Progressing")["reason"] == reasons.DEPLOY_PROGRESSING
+
+
+def test_scaling_a_complete_deployment_keeps_it_complete(cp):
+    h.create_deployment(cp, h.deployment(replicas=2))
+    h.passes(cp)
+    h.start_all(cp)
+    h.passes(cp)
+    h.scale(cp, 3)
+    h.passes(cp)
+    assert cond(cp, "Progressing")["reason"] == reasons.DEPLOY_COMPLETE

@@ -1,0 +1,130 @@
+@area-deployment
+Feature: Rolling out a changed template
+  A changed pod template is rolled out by replacing stale pods, never more than one per
+  deployment interval, and without deleting a ready stale pod when that would leave fewer than
+  spec.replicas minus maxUnavailable pods ready.
+
+  Background:
+    Given a kube32 control plane
+    And these Ready nodes:
+      | name   | memory |
+      | node-a | 2000Ki |
+
+  @clause-DEPLOY-ONE-STALE-PER-PASS @interpretation @needs-manual-clock
+  Rule: each pass replaces at most one stale pod
+
+    Scenario: with an unlimited budget one pod is replaced per interval
+      # maxUnavailable 3 of 3 takes the budget out of play. Rules out replacing every stale pod
+      # in one pass (3 new pods after the first interval) and replacing none.
+      Given the Deployment "web" is created with:
+        """
+        spec:
+          replicas: 3
+          strategy:
+            type: RollingUpdate
+            rollingUpdate:
+              maxUnavailable: 3
+        """
+      When the deployment interval passes
+      Then the Deployment "web" has 3 pods
+      When the Deployment "web" image changes to "kube32/app:2"
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | False | 2     |
+        | kube32/app:2 | False | 1     |
+      When the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | False | 1     |
+        | kube32/app:2 | False | 2     |
+      When the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:2 | False | 3     |
+
+    Scenario: with the default budget and pods that start at once, one stale pod fewer per interval
+      # 4 replicas: budget 1, surge 1. Rules out replacing all at once and replacing the whole
+      # budget (1 pod) plus the surge (1 pod) in one pass, which would leave 2 stale pods after
+      # the first interval.
+      Given Deployment pods are started as soon as they are bound
+      And the Deployment "web" is created with 4 replicas
+      When the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 4     |
+      When the Deployment "web" image changes to "kube32/app:2"
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 3     |
+        | kube32/app:2 | True  | 1     |
+      When the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 2     |
+        | kube32/app:2 | True  | 2     |
+      When the deployment interval passes
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:2 | True  | 4     |
+
+  @clause-DEPLOY-ROLLOUT-MAX-UNAVAILABLE @interpretation
+  Rule: a ready stale pod is deleted only while replicas minus maxUnavailable pods stay ready
+
+    Scenario: four replicas lose at most one ready pod while the new pods do not start
+      # 25 % of 4 = 1 may be unavailable; maxSurge 25 % of 4 = 1 extra pod. Rules out ignoring the
+      # budget (every stale pod would go) and a budget of 2 (two stale pods would go).
+      Given the Deployment "web" is created with 4 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" image changes to "kube32/app:2"
+      And 5 seconds pass
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 3     |
+        | kube32/app:2 | False | 2     |
+      When the Deployment "web" pods are started
+      And 5 more seconds pass
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 1     |
+        | kube32/app:2 | True  | 2     |
+        | kube32/app:2 | False | 2     |
+
+    Scenario: three replicas (budget 0) keep all three ready pods until a surge pod is ready
+      # floor(25 % of 3) = 0 and maxSurge rounds up to 1, so upstream does not fall back to 1.
+      # Rules out the fallback (a ready stale pod would go at once) and a rollout without surge
+      # (no new pod would ever appear).
+      Given the Deployment "web" is created with 3 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" image changes to "kube32/app:2"
+      And 5 seconds pass
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 3     |
+        | kube32/app:2 | False | 1     |
+      When the Deployment "web" pods are started
+      And 5 more seconds pass
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 2     |
+        | kube32/app:2 | True  | 1     |
+        | kube32/app:2 | False | 1     |
+
+    Scenario: a stale pod that is not ready is replaced even when the budget is used up
+      # budget 0 (3 replicas): the not-ready stale pod is replaced at once, then one surge pod
+      # waits for readiness. Rules out holding back stale pods that are not ready anyway (the
+      # not-ready kube32/app:1 pod would still be there).
+      Given the Deployment "web" is created with 3 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" gets 1 of its pods marked not ready
+      And the Deployment "web" image changes to "kube32/app:2"
+      And 5 seconds pass
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 2     |
+        | kube32/app:2 | False | 2     |

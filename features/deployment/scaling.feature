@@ -1,0 +1,131 @@
+@area-deployment
+Feature: Scaling a Deployment and deleting it
+  Surplus pods are deleted, pods that are not ready and pods of an older template first. The
+  scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale. Deleting a
+  Deployment deletes its pods.
+
+  Background:
+    Given a kube32 control plane
+    And these Ready nodes:
+      | name   | memory |
+      | node-a | 2000Ki |
+
+  @clause-DEPLOY-DELETE-SURPLUS
+  Rule: pods beyond spec.replicas are deleted within one deployment interval
+
+    Scenario: scaling from 4 to 2 leaves 2 pods
+      # rules out deleting one surplus pod per pass (3 would be left) and deleting them all
+      Given the Deployment "web" is created with 4 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      Then the Deployment "web" has 4 pods
+      When the Deployment "web" is scaled to 2 replicas
+      And the deployment interval passes
+      Then the Deployment "web" has 2 pods
+      And the Deployment "web" status shows:
+        | field    | value |
+        | replicas | 2     |
+
+    Scenario: scaling to 0 deletes every pod
+      Given the Deployment "web" is created with 2 replicas
+      When the deployment interval passes
+      And the Deployment "web" is scaled to 0 replicas
+      And the deployment interval passes
+      Then the Deployment "web" has 0 pods
+
+  @clause-DEPLOY-SURPLUS-ORDER @interpretation
+  Rule: not-ready pods and pods of an older template are deleted first
+
+    Scenario: the not-ready pod goes first
+      # rules out newest-first and oldest-first alone: all three pods are equally old, so only
+      # readiness tells the not-ready one apart
+      Given the Deployment "web" is created with 3 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" gets 1 of its pods marked not ready
+      And the Deployment "web" is scaled to 2 replicas
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 2     |
+
+    @needs-manual-clock
+    Scenario: scaling 3 to 1 with one not-ready and one stale pod removes those two
+      # The rollout below is held by its budget (maxUnavailable 1, maxSurge 0) with one ready
+      # stale pod, one ready current pod and one current pod that never became ready.
+      # Rules out: newest-first (the two current pods would go, leaving the stale one);
+      # oldest-first (the stale and the ready current pod would go); not-ready-then-newest
+      # (the not-ready and the ready current pod would go). Only "not ready, then stale" keeps
+      # the ready current pod.
+      Given the Deployment "web" is created with:
+        """
+        spec:
+          replicas: 3
+          strategy:
+            type: RollingUpdate
+            rollingUpdate:
+              maxUnavailable: 1
+              maxSurge: 0
+        """
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" image changes to "kube32/app:2"
+      And the deployment interval passes
+      And the Deployment "web" pods are started
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 1     |
+        | kube32/app:2 | True  | 1     |
+        | kube32/app:2 | False | 1     |
+      When the Deployment "web" is scaled to 1 replica
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:2 | True  | 1     |
+
+  @clause-DEPLOY-GC-ON-DELETE
+  Rule: deleting a Deployment deletes its pods and only its pods
+
+    Scenario: the deleted Deployment's pods go, another Deployment's pods stay
+      # rules out deleting by label or by namespace: "other" shares the namespace and the node
+      Given the Deployment "web" is created with 2 replicas
+      And the Deployment "other" is created with 1 replica
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      Then the Deployment "web" has 2 pods
+      When the Deployment "web" is deleted
+      And the deployment interval passes
+      Then the Deployment "web" has no pods left
+      And the Deployment "other" has 1 pod
+
+  @clause-DEPLOY-SCALE-SUBRESOURCE
+  Rule: the scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale
+
+    Scenario: GET shows the desired and current replicas and the selector as a string
+      Given the Deployment "web" is created with 2 replicas
+      When the deployment interval passes
+      Then the Deployment "web" scale shows 2 desired and 2 current replicas with selector "app=web"
+
+    Scenario Outline: writing the Scale with <verb> changes the pod count
+      # rules out a scale endpoint that answers but does not write spec.replicas
+      Given the Deployment "web" is created with 2 replicas
+      When the deployment interval passes
+      And the Deployment "web" is scaled to 5 replicas with a <verb> of its scale subresource
+      Then the Deployment "web" scale write answered a Scale of 5 replicas
+      And the Deployment "web" has spec.replicas 5
+      When the deployment interval passes
+      Then the Deployment "web" has 5 pods
+      And the Deployment "web" scale shows 5 desired and 5 current replicas with selector "app=web"
+
+      Examples:
+        | verb  |
+        | PUT   |
+        | PATCH |
+
+    Scenario: scaling down through the Scale deletes pods
+      Given the Deployment "web" is created with 3 replicas
+      When the deployment interval passes
+      And the Deployment "web" is scaled to 1 replica with a PATCH of its scale subresource
+      And the deployment interval passes
+      Then the Deployment "web" has 1 pod
