@@ -45,7 +45,7 @@ class Collector:
         self.catalogue = cat
         self.results: dict[str, ScenarioResult] = {}
         self.target: dict = {}
-        self.started = dt.datetime.now(dt.timezone.utc)
+        self.started = dt.datetime.now(dt.UTC)
 
     def record(self, item: pytest.Item, verdict: str, report: pytest.TestReport) -> None:
         previous = self.results.get(item.nodeid)
