@@ -159,28 +159,50 @@ def pods_by_node(pods: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
+def node_needs_pod(here: list[dict]) -> bool:
+    """A node gets a new pod only when none of the DaemonSet's pods is on it, terminating included."""
+    return not here
+
+
+def rollout_order(nodes: list[dict]) -> list[dict]:
+    """Nodes in the order placement and rolling updates visit them: by name."""
+    return sorted(nodes, key=node_name)
+
+
+def pods_on_mismatched_node(name: str, live: list[dict]) -> list[tuple[dict, str]]:
+    return [(p, f"node {name} no longer matches the nodeSelector") for p in live]
+
+
+def pods_on_missing_nodes(known: set[str], by_node: dict[str, list[dict]]) -> list[tuple[dict, str]]:
+    """Pods whose node is gone (Node object deleted)."""
+    return [(p, f"node {name or '<none>'} is gone")
+            for name, here in sorted(by_node.items()) if name not in known for p in here]
+
+
 def manage(template: dict, nodes: list[dict], by_node: dict[str, list[dict]]) -> tuple[list[str], list[tuple[dict, str]]]:
     """Placement without regard to revisions: which nodes need a pod, which pods must go."""
     create: list[str] = []
     delete: list[tuple[dict, str]] = []
-    known = {node_name(n) for n in nodes}
-    for node in sorted(nodes, key=node_name):
+    for node in rollout_order(nodes):
         name = node_name(node)
         here = by_node.get(name, [])
         live = [p for p in here if not is_terminating(p)]
         if not should_run(template, node):
-            delete += [(p, f"node {name} no longer matches the nodeSelector") for p in live]
+            delete += pods_on_mismatched_node(name, live)
             continue
         finished = [p for p in live if is_finished(p)]
         delete += [(p, f"pod finished ({(p.get('status') or {}).get('phase')}) on node {name}") for p in finished]
         running = [p for p in live if not is_finished(p)]
         delete += [(p, f"more than one pod on node {name}") for p in running[1:]]
-        if not here:
+        if node_needs_pod(here):
             create.append(name)
-    for name, here in sorted(by_node.items()):
-        if name not in known:
-            delete += [(p, f"node {name or '<none>'} is gone") for p in here]
+    delete += pods_on_missing_nodes({node_name(n) for n in nodes}, by_node)
     return create, delete
+
+
+def replace_regardless_of_budget(pod: dict) -> bool:
+    """Out-of-date pods that are not available go at once (upstream: it costs no availability)."""
+    return not is_available(pod)
 
 
 def rolling_deletions(ds: dict, revision: str, nodes: list[dict], by_node: dict[str, list[dict]],
@@ -191,7 +213,7 @@ def rolling_deletions(ds: dict, revision: str, nodes: list[dict], by_node: dict[
     unavailable = 0
     replace_now: list[tuple[dict, str]] = []
     candidates: list[dict] = []
-    for node in sorted(nodes, key=node_name):
+    for node in rollout_order(nodes):
         if not should_run(template, node):
             continue
         live = [p for p in by_node.get(node_name(node), []) if not is_terminating(p) and not is_finished(p)]
@@ -203,7 +225,7 @@ def rolling_deletions(ds: dict, revision: str, nodes: list[dict], by_node: dict[
             if not is_available(pod):
                 unavailable += 1
             continue
-        if not is_available(pod):
+        if replace_regardless_of_budget(pod):
             replace_now.append((pod, f"out-of-date and not ready on node {node_name(node)}"))
             unavailable += 1
         else:
