@@ -1,0 +1,31 @@
+"""The example manifests under reference/examples are accepted by the API as written and match the
+committed JSON Schemas once stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reference.resources import BY_KIND
+from spec import validate
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "reference" / "examples").glob("*.yaml"))
+
+
+def test_the_documents_example_is_there():
+    assert "oversized-pod.yaml" in [p.name for p in EXAMPLES]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_is_created_as_written(api, path):
+    text = path.read_text()
+    (doc,) = list(yaml.safe_load_all(text))
+    r = BY_KIND[(doc["apiVersion"], doc["kind"])]
+    resp = api.post(r.base_path("default"), raw=text, content_type="application/yaml")
+    assert resp.status_code == 201, resp.json
+    stored = resp.json
+    assert stored["metadata"]["name"] == doc["metadata"]["name"]
+    assert stored["spec"] == doc["spec"]
+    assert validate.validate(stored) == []
