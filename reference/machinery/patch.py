@@ -7,20 +7,24 @@ import copy
 
 from reference import errors
 
-# Lists of objects that strategic merge patch merges by a key, as Kubernetes' struct tags say.
+# Lists of objects that strategic merge patch merges by a key, as the Kubernetes struct tags say
+# (``patchStrategy:"merge" patchMergeKey:...``). Lists not named here (tolerations, taints,
+# containerStatuses …) are atomic: a patch replaces them whole, as upstream.
 MERGE_KEYS = {
     "containers": "name",
     "initContainers": "name",
     "env": "name",
     "volumes": "name",
     "volumeMounts": "mountPath",
-    "ports": "containerPort",
-    "tolerations": None,          # atomic-ish: replaced as a whole (no merge key upstream)
+    "ports": "containerPort",     # Container.ports; ServiceSpec.ports merge on "port" (see merge_key)
     "conditions": "type",
-    "taints": "key",
+    "addresses": "type",
     "ownerReferences": "uid",
     "imagePullSecrets": "name",
+    "hostAliases": "ip",
 }
+# Lists of scalars that strategic merge patch merges as sets (``patchStrategy:"merge"``).
+MERGED_SCALAR_LISTS = ("finalizers",)
 _DIRECTIVE_PREFIXES = ("$setElementOrder/", "$retainKeys", "$deleteFromPrimitiveList/")
 
 
@@ -49,13 +53,26 @@ def strategic_merge_patch(target: object, patch: object, field: str = "") -> obj
             continue
         if value is None:
             result.pop(key, None)
-        elif isinstance(value, list) and MERGE_KEYS.get(key) and isinstance(result.get(key), list):
-            result[key] = _merge_list(result[key], value, MERGE_KEYS[key])
+        elif isinstance(value, list) and merge_key(key, value, result.get(key)) and isinstance(result.get(key), list):
+            result[key] = _merge_list(result[key], value, merge_key(key, value, result[key]))
+        elif isinstance(value, list) and key in MERGED_SCALAR_LISTS and isinstance(result.get(key), list):
+            result[key] = result[key] + [v for v in value if v not in result[key]]
         elif isinstance(value, list):
             result[key] = [_strip(v) for v in value if not (isinstance(v, dict) and v.get("$patch") == "delete")]
         else:
             result[key] = strategic_merge_patch(result.get(key), value, key)
     return result
+
+
+def merge_key(field: str, patch: list, current: object) -> str | None:
+    """The merge key of list ``field``: ``ports`` items carrying ``port`` but no ``containerPort``
+    are ServicePorts, merged on ``port``."""
+    key = MERGE_KEYS.get(field)
+    if field == "ports":
+        items = [i for i in list(patch) + list(current if isinstance(current, list) else []) if isinstance(i, dict)]
+        if items and all("containerPort" not in i and "port" in i for i in items):
+            return "port"
+    return key
 
 
 def _strip(value: object) -> object:
