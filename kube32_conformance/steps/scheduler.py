@@ -104,3 +104,59 @@ def kubelet_reports_no_ready(k32, node):
         status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
         obj["status"] = status
     kubelet._write("Node", node, None, mutate)
+
+
+@then(step('the PodScheduled condition of pod "{name}" is True'))
+def scheduled_condition_true(k32, name):
+    def check():
+        cond = _scheduled_condition(get_pod(k32, name))
+        assert cond is not None, "the pod has no PodScheduled condition"
+        assert cond.get("status") == "True", f"PodScheduled is {cond.get('status')!r} ({cond.get('reason')!r})"
+    k32.eventually(check, f'PodScheduled True on pod "{name}"')
+
+
+# -- the document's kubectl example: the server-side tables kubectl prints ------------------
+TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+
+def _table(k32, path: str, params: dict | None = None) -> list[dict[str, str]]:
+    """GET ``path`` as a meta.k8s.io Table; rows as {column name (upper case): cell text}."""
+    resp = k32.api.request("GET", path, params=params or {}, headers={"Accept": TABLE_ACCEPT})
+    assert resp.status_code == 200, f"GET {path} as a Table answered {resp.status_code}: {resp.text[:300]}"
+    body = resp.json()
+    assert body.get("kind") == "Table", f"GET {path} with Accept {TABLE_ACCEPT} answered kind {body.get('kind')!r}"
+    names = [c.get("name", "").upper() for c in body.get("columnDefinitions") or []]
+    return [{n: str(cell) for n, cell in zip(names, row.get("cells") or [], strict=False)}
+            for row in body.get("rows") or []]
+
+
+@then(step('pod "{name}" is listed with READY "{ready}", STATUS "{status}" and RESTARTS "{restarts}"'))
+def pod_listed(k32, name, ready, status, restarts):
+    want = {"READY": ready, "STATUS": status, "RESTARTS": restarts}
+
+    def check():
+        rows = _table(k32, f"/api/v1/namespaces/{k32.ns}/pods/{k32.name(name)}")
+        assert len(rows) == 1, f"the table has {len(rows)} rows"
+        got = {key: rows[0].get(key) for key in want}
+        assert got == want, f"the row shows {got}"
+    k32.eventually(check, f'pod "{name}" listed as {want}')
+
+
+@then(step('the events listed by involvedObject.name "{name}" include the row:'))
+def events_listed(k32, name, datatable):
+    """Only events about that object are listed, and one row has the table's TYPE, REASON, OBJECT
+    and MESSAGE (header names in the first table row, upper case as kubectl prints them)."""
+    header, *cells = datatable
+    wanted = [{h.strip().upper(): c.strip() for h, c in zip(header, row, strict=True)} for row in cells]
+    path = f"/api/v1/namespaces/{k32.ns}/events"
+    params = {"fieldSelector": f"involvedObject.name={k32.name(name)}"}
+
+    def check():
+        items = k32.api.call("GET", path, params=params).get("items", [])
+        others = [e["metadata"]["name"] for e in items if (e.get("involvedObject") or {}).get("name") != k32.name(name)]
+        assert not others, f"the field selector also returned events of other objects: {others}"
+        rows = _table(k32, path, params)
+        for want in wanted:
+            shown = [{key: row.get(key) for key in want} for row in rows]
+            assert want in shown, f"no row {want}; rows show {shown}"
+    k32.eventually(check, f'events listed by involvedObject.name "{name}"')
