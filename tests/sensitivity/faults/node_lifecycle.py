@@ -1,0 +1,238 @@
+"""Faults of the node lifecycle controller and the default-toleration admission.
+
+Each patches one rule in ``reference.controllers.lifecycle_rules`` / ``node_lifecycle`` /
+``reference.machinery.defaults`` and names the clauses whose scenarios must then fail.
+"""
+
+from __future__ import annotations
+
+from reference.controllers import lifecycle_rules as rules
+from reference.controllers import node_lifecycle
+from reference.machinery import defaults
+from spec import profiles, timefmt
+from tests.sensitivity.registry import fault
+
+INTERVAL = profiles.load("simulator").lifecycle_check_interval
+_is_stale = rules.is_stale
+_health = rules.health
+_lease_threshold = rules.lease_threshold
+_mark_unreachable = rules.mark_unreachable
+_mark_reachable = rules.mark_reachable
+_add_taint = rules.add_taint
+_unreachable_taint = rules.unreachable_taint
+_eviction_deadline = rules.eviction_deadline
+_exempt = rules.exempt
+_evicted = rules.evicted
+_pod_verdict = rules.pod_verdict
+_first_sight = rules.first_sight
+_plan_node = rules.plan_node
+_remove_unreachable_taints = rules.remove_unreachable_taints
+_add_default_tolerations = defaults.add_default_tolerations
+_tolerates_default = defaults.tolerates
+_evict = node_lifecycle.NodeLifecycleController.evict
+
+
+# -- NotReady ---------------------------------------------------------------------------------
+@fault("lapse-one-check-early", breaks=["NODE-NOTREADY-AT-LEASE-DURATION", "NODE-CHECK-INTERVAL",
+                                        "NODE-NOTREADY-NOSCHEDULE-TAINT", "NODE-NOTREADY-EVENT",
+                                        "NODE-THRESHOLD-DEFAULT", "NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    mp.setattr(rules, "is_stale", lambda elapsed, threshold: _is_stale(elapsed, threshold - INTERVAL))
+
+
+@fault("lapse-one-check-late", breaks=["NODE-NOTREADY-AT-LEASE-DURATION", "NODE-CHECK-INTERVAL",
+                                       "NODE-NOTREADY-NOSCHEDULE-TAINT", "NODE-NOTREADY-EVENT",
+                                       "NODE-THRESHOLD-DEFAULT", "NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    mp.setattr(rules, "is_stale", lambda elapsed, threshold: _is_stale(elapsed, threshold + INTERVAL))
+
+
+@fault("check-every-other-interval", breaks=["NODE-CHECK-INTERVAL"])
+def _(mp):
+    mp.setattr(node_lifecycle.NodeLifecycleController, "interval",
+               lambda self: 2 * self.cp.profile.lifecycle_check_interval)
+
+
+@fault("ignore-lease-own-duration", breaks=["NODE-NOTREADY-AT-LEASE-DURATION", "NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    mp.setattr(rules, "lease_threshold", lambda lease, fallback: float(fallback))
+
+
+@fault("lease-without-duration-never-lapses", breaks=["NODE-THRESHOLD-DEFAULT"])
+def _(mp):
+    mp.setattr(rules, "lease_threshold",
+               lambda lease, fallback: _lease_threshold(lease, float("inf")))
+
+
+@fault("no-noschedule-taint", breaks=["NODE-NOTREADY-NOSCHEDULE-TAINT"])
+def _(mp):
+    mp.setattr(rules, "add_taint", lambda node, effect, now: None if effect == rules.NO_SCHEDULE
+               else _add_taint(node, effect, now))
+
+
+@fault("no-notready-event", breaks=["NODE-NOTREADY-EVENT"])
+def _(mp):
+    def quiet(node, now):
+        _mark_unreachable(node, now)
+        return []
+    mp.setattr(rules, "mark_unreachable", quiet)
+
+
+@fault("unknown-keeps-old-transition-time", breaks=["NODE-NOTREADY-AT-LEASE-DURATION"])
+def _(mp):
+    def keep_time(node, now):
+        ready = rules.ready_condition(node) or {}
+        before = ready.get("lastTransitionTime")
+        events = _mark_unreachable(node, now)
+        if before:
+            rules.ready_condition(node)["lastTransitionTime"] = before
+        return events
+    mp.setattr(rules, "mark_unreachable", keep_time)
+
+
+# -- NoExecute --------------------------------------------------------------------------------
+@fault("noexecute-at-fixed-30s", breaks=["NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    def fixed(last, threshold, delay, now):
+        state = _health(last, threshold, delay, now)
+        if state is rules.Health.NO_EXECUTE and now - last < 30:
+            return rules.Health.UNREACHABLE
+        return state
+    mp.setattr(rules, "health", fixed)
+
+
+@fault("noexecute-without-time-added", breaks=["NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    def untimed(effect, now):
+        taint = _unreachable_taint(effect, now)
+        if effect == rules.NO_EXECUTE:
+            taint.pop("timeAdded")
+        return taint
+    mp.setattr(rules, "unreachable_taint", untimed)
+
+
+# -- eviction timing --------------------------------------------------------------------------
+def _shift_deadline(delta: float):
+    def shifted(tolerations, taint, time_added):
+        deadline = _eviction_deadline(tolerations, taint, time_added)
+        if deadline is None or deadline == float("-inf"):
+            return deadline
+        return deadline + delta
+    return shifted
+
+
+@fault("evict-one-check-early", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY", "NODE-EVICT-COUNTS-FROM-TIMEADDED",
+                                        "NODE-TERMINATING-REMOVED"])
+def _(mp):
+    mp.setattr(rules, "eviction_deadline", _shift_deadline(-INTERVAL))
+
+
+@fault("evict-one-check-late", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY", "NODE-EVICT-COUNTS-FROM-TIMEADDED",
+                                       "NODE-TERMINATING-REMOVED"])
+def _(mp):
+    mp.setattr(rules, "eviction_deadline", _shift_deadline(INTERVAL))
+
+
+@fault("count-from-pod-arrival", breaks=["NODE-EVICT-COUNTS-FROM-TIMEADDED"])
+def _(mp):
+    def from_arrival(pod, taints, now):
+        arrived = timefmt.parse(pod["metadata"]["creationTimestamp"])
+        return _pod_verdict(pod, [(t, max(added, arrived)) for t, added in taints], now)
+    mp.setattr(rules, "pod_verdict", from_arrival)
+
+
+@fault("untolerating-pods-stay", breaks=["NODE-EVICT-NO-TOLERATION"])
+def _(mp):
+    def lenient(tolerations, taint, time_added):
+        if not any(rules.tolerates(t, taint) for t in tolerations or []):
+            return None
+        return _eviction_deadline(tolerations, taint, time_added)
+    mp.setattr(rules, "eviction_deadline", lenient)
+
+
+@fault("nonpositive-seconds-ignored", breaks=["NODE-EVICT-NONPOSITIVE-SECONDS"])
+def _(mp):
+    def positive_only(tolerations, taint, time_added):
+        kept = [t for t in tolerations or [] if t.get("tolerationSeconds") is None or t["tolerationSeconds"] > 0]
+        if len(kept) < len(tolerations or []):
+            kept = [{**t, "tolerationSeconds": None} if t.get("tolerationSeconds") is not None
+                    and t["tolerationSeconds"] <= 0 else t for t in tolerations]
+            kept = [{k: v for k, v in t.items() if v is not None} for t in kept]
+        return _eviction_deadline(kept, taint, time_added)
+    mp.setattr(rules, "eviction_deadline", positive_only)
+
+
+@fault("omitted-seconds-means-default", breaks=["NODE-TOLERATE-FOREVER"])
+def _(mp):
+    def defaulted(tolerations, taint, time_added):
+        filled = [t if t.get("tolerationSeconds") is not None else {**t, "tolerationSeconds": 300}
+                  for t in tolerations or []]
+        return _eviction_deadline(filled, taint, time_added)
+    mp.setattr(rules, "eviction_deadline", defaulted)
+
+
+@fault("largest-toleration-wins", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY"])
+def _(mp):
+    def largest(tolerations, taint, time_added):
+        used = [t for t in tolerations or [] if rules.tolerates(t, taint)]
+        seconds = [t["tolerationSeconds"] for t in used if t.get("tolerationSeconds") is not None]
+        if used and seconds and min(seconds) > 0:
+            return time_added + max(seconds)
+        return _eviction_deadline(tolerations, taint, time_added)
+    mp.setattr(rules, "eviction_deadline", largest)
+
+
+# -- what eviction does -----------------------------------------------------------------------
+@fault("evicted-pod-keeps-node-name", breaks=["NODE-EVICT-RETURNS-TO-PENDING", "NODE-EVICT-REBIND"])
+def _(mp):
+    def keep_node(pod, node_name, taint, now):
+        new = _evicted(pod, node_name, taint, now)
+        new["spec"]["nodeName"] = node_name
+        return new
+    mp.setattr(rules, "evicted", keep_node)
+
+
+@fault("evicted-pod-keeps-phase", breaks=["NODE-EVICT-RETURNS-TO-PENDING"])
+def _(mp):
+    def keep_phase(pod, node_name, taint, now):
+        new = _evicted(pod, node_name, taint, now)
+        new["status"]["phase"] = (pod.get("status") or {}).get("phase", "Pending")
+        return new
+    mp.setattr(rules, "evicted", keep_phase)
+
+
+@fault("evicted-pod-without-disruption-target", breaks=["NODE-EVICT-RETURNS-TO-PENDING"])
+def _(mp):
+    def no_condition(pod, node_name, taint, now):
+        new = _evicted(pod, node_name, taint, now)
+        new["status"]["conditions"] = []
+        return new
+    mp.setattr(rules, "evicted", no_condition)
+
+
+@fault("eviction-deletes-the-pod", breaks=["NODE-EVICT-RETURNS-TO-PENDING", "NODE-EVICT-REBIND"])
+def _(mp):
+    def delete(self, pod, node, taint, now):
+        meta = pod["metadata"]
+        self.cp.store.delete("pods", meta["namespace"], meta["name"])
+    mp.setattr(node_lifecycle.NodeLifecycleController, "evict", delete)
+
+
+@fault("no-evicted-event", breaks=["NODE-EVICT-EVENT"])
+def _(mp):
+    def silent(self, pod, node, taint, now):
+        self.cp.store.update("pods", rules.evicted(pod, node["metadata"]["name"], taint, now), check_rv=False)
+    mp.setattr(node_lifecycle.NodeLifecycleController, "evict", silent)
+
+
+@fault("terminating-pods-evicted-not-removed", breaks=["NODE-TERMINATING-REMOVED"])
+def _(mp):
+    def no_remove(pod, taints, now):
+        verdict = _pod_verdict(pod, taints, now)
+        return rules.PodVerdict.EVICT if verdict is rules.PodVerdict.REMOVE else verdict
+    mp.setattr(rules, "pod_verdict", no_remove)
+
+
+@fault("evict-finished-pods", breaks=["NODE-LEAVES-FINISHED-PODS"])
+def _(mp):
+    mp.setattr(rules, "exempt", lambda pod: rules.owned_by_daemonset(pod))
