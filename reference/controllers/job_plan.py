@@ -77,6 +77,11 @@ def exceeds_backoff(failed: int, limit: int) -> bool:
     return failed > limit
 
 
+def wanted_active(job: dict, succeeded: int) -> int:
+    """How many pods should be active: parallelism, but never more than the completions missing."""
+    return max(0, min(parallelism(job), completions(job) - succeeded))
+
+
 def finished_condition(job: dict) -> str | None:
     for c in (job.get("status") or {}).get("conditions") or []:
         if c.get("type") in (COMPLETE, FAILED) and c.get("status") == "True":
@@ -144,7 +149,7 @@ def decide(job: dict, pods: list[dict], now: float) -> JobPlan:
         return JobPlan(delete=[(p, "completions reached") for p in newest_first],
                        new_condition=condition(COMPLETE, reasons.JOB_COMPLETIONS_REACHED,
                                                reasons.JOB_COMPLETIONS_REACHED_MSG, now))
-    want = max(0, min(parallelism(job), completions(job) - succeeded))
+    want = wanted_active(job, succeeded)
     if len(active) < want:
         return JobPlan(create=want - len(active))
     return JobPlan(delete=[(p, "too many active pods") for p in newest_first[:len(active) - want]])

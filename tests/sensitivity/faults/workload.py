@@ -1,0 +1,194 @@
+"""Faults of the DaemonSet and Job controller: each gets one documented rule wrong."""
+
+from __future__ import annotations
+
+import math
+
+from reference.controllers import daemonset_plan, job_plan, workload
+from spec import constants, reasons
+from tests.sensitivity.registry import fault
+
+# -- DaemonSet ---------------------------------------------------------------------------------
+
+
+@fault("ds-ignores-node-selector", breaks=["DS-ONE-POD-PER-NODE"])
+def _(mp):
+    mp.setattr(daemonset_plan, "should_run", lambda template, node: True)
+
+
+@fault("ds-pins-with-node-name", breaks=["DS-HOSTNAME-SELECTOR"])
+def _(mp):
+    def pin(spec, node):
+        spec["nodeName"] = node
+    mp.setattr(daemonset_plan, "pin", pin)
+
+
+@fault("ds-hash-ignores-template", breaks=["DS-REVISION-HASH-LABEL"])
+def _(mp):
+    mp.setattr(daemonset_plan, "template_hash", lambda template: "5c4b8d9f6")
+
+
+@fault("ds-keeps-pods-of-deleted-nodes", breaks=["DS-DELETE-ON-NODE-GONE"])
+def _(mp):
+    mp.setattr(daemonset_plan, "pods_on_missing_nodes", lambda known, by_node: [])
+
+
+@fault("ds-keeps-pods-on-mismatched-nodes", breaks=["DS-DELETE-ON-NODE-MISMATCH"])
+def _(mp):
+    mp.setattr(daemonset_plan, "pods_on_mismatched_node", lambda name, live: [])
+
+
+@fault("ds-only-ready-nodes-run-pods", breaks=["DS-STAY-ON-UNREACHABLE"])
+def _(mp):
+    real = daemonset_plan.should_run
+
+    def should_run(template, node):
+        ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                    for c in (node.get("status") or {}).get("conditions") or [])
+        return ready and real(template, node)
+    mp.setattr(daemonset_plan, "should_run", should_run)
+
+
+@fault("ds-pods-get-toleration-seconds", breaks=["NODE-DAEMONSET-TOLERATIONS"])
+def _(mp):
+    real = daemonset_plan.add_default_tolerations
+    mp.setattr(daemonset_plan, "add_default_tolerations", lambda pod, seconds: real(pod, 300))
+
+
+@fault("ds-rolls-all-nodes-at-once", breaks=["DS-ROLLING-NODE-BY-NODE"])
+def _(mp):
+    mp.setattr(daemonset_plan, "resolve_max_unavailable", lambda value, desired: desired)
+
+
+@fault("ds-rolls-in-reverse-name-order", breaks=["DS-ROLLING-NODE-BY-NODE"])
+def _(mp):
+    mp.setattr(daemonset_plan, "rollout_order",
+               lambda nodes: sorted(nodes, key=daemonset_plan.node_name, reverse=True))
+
+
+@fault("ds-max-unavailable-percent-rounds-down", breaks=["DS-ROLLING-MAX-UNAVAILABLE"])
+def _(mp):
+    def floor(value, desired):
+        if isinstance(value, str) and value.strip().endswith("%"):
+            return math.floor(float(value.strip()[:-1]) * desired / 100)
+        return int(value)
+    mp.setattr(daemonset_plan, "resolve_max_unavailable", floor)
+
+
+@fault("ds-default-max-unavailable-2", breaks=["DS-ROLLING-MAX-UNAVAILABLE"])
+def _(mp):
+    mp.setattr(constants, "DAEMONSET_DEFAULT_MAX_UNAVAILABLE", 2)
+
+
+@fault("ds-not-ready-pods-wait-their-turn", breaks=["DS-ROLLING-NOT-READY-FIRST"])
+def _(mp):
+    mp.setattr(daemonset_plan, "replace_regardless_of_budget", lambda pod: False)
+
+
+@fault("ds-replaces-before-old-pod-leaves", breaks=["DS-ROLLING-WAIT-TERMINATING"])
+def _(mp):
+    mp.setattr(daemonset_plan, "node_needs_pod",
+               lambda here: not [p for p in here if not daemonset_plan.is_terminating(p)])
+
+
+@fault("ds-ondelete-rolls-anyway", breaks=["DS-ONDELETE"])
+def _(mp):
+    mp.setattr(daemonset_plan, "strategy_type", lambda ds: daemonset_plan.ROLLING_UPDATE)
+
+
+@fault("ds-accepts-any-restart-policy", breaks=["DS-RESTART-POLICY-ALWAYS"])
+def _(mp):
+    mp.setattr(constants, "DAEMONSET_RESTART_POLICIES", ("Always", "OnFailure", "Never"))
+
+
+@fault("workload-no-owner-gc", breaks=["DS-GC-ON-DELETE", "JOB-GC-ON-DELETE"])
+def _(mp):
+    mp.setattr(workload, "delete_orphans", lambda cp, owners, by_owner, now: None)
+
+
+# -- Job ---------------------------------------------------------------------------------------
+
+
+@fault("job-ignores-completions", breaks=["JOB-RUN-TO-COMPLETIONS"])
+def _(mp):
+    mp.setattr(job_plan, "completions", lambda job: 1)
+
+
+@fault("job-completes-one-success-late", breaks=["JOB-RUN-TO-COMPLETIONS"])
+def _(mp):
+    real = job_plan.completions
+    mp.setattr(job_plan, "completions", lambda job: real(job) + 1)
+
+
+@fault("job-ignores-parallelism", breaks=["JOB-PARALLELISM"])
+def _(mp):
+    mp.setattr(job_plan, "parallelism", lambda job: 10)
+
+
+@fault("job-default-parallelism-2", breaks=["JOB-PARALLELISM"])
+def _(mp):
+    mp.setattr(constants, "JOB_DEFAULT_PARALLELISM", 2)
+
+
+@fault("job-fills-parallelism-past-completions", breaks=["JOB-PARALLELISM"])
+def _(mp):
+    mp.setattr(job_plan, "wanted_active", lambda job, succeeded: job_plan.parallelism(job))
+
+
+@fault("job-complete-condition-misnamed", breaks=["JOB-COMPLETE-CONDITION"])
+def _(mp):
+    mp.setattr(job_plan, "COMPLETE", "Succeeded")
+
+
+@fault("job-complete-reason-empty", breaks=["JOB-COMPLETE-CONDITION"])
+def _(mp):
+    mp.setattr(reasons, "JOB_COMPLETIONS_REACHED", "")
+
+
+@fault("job-status-never-ready", breaks=["JOB-STATUS-COUNTS"])
+def _(mp):
+    mp.setattr(job_plan, "is_ready", lambda pod: False)
+
+
+@fault("job-failed-pods-stay-active", breaks=["JOB-FAILED-POD-REPLACED"])
+def _(mp):
+    mp.setattr(job_plan, "is_active", lambda pod: not daemonset_plan.is_terminating(pod)
+               and job_plan.phase(pod) != "Succeeded")
+
+
+@fault("job-fails-when-failures-reach-the-limit", breaks=["JOB-BACKOFF-LIMIT"])
+def _(mp):
+    mp.setattr(job_plan, "exceeds_backoff", lambda failed, limit: failed >= limit)
+
+
+@fault("job-default-backoff-limit-5", breaks=["JOB-BACKOFF-LIMIT-DEFAULT"])
+def _(mp):
+    mp.setattr(constants, "JOB_DEFAULT_BACKOFF_LIMIT", 5)
+
+
+@fault("job-failure-keeps-active-pods", breaks=["JOB-FAILED-DELETES-ACTIVE"])
+def _(mp):
+    real = job_plan.decide
+
+    def decide(job, pods, now):
+        plan = real(job, pods, now)
+        failed = (plan.new_condition or {}).get("type") == job_plan.FAILED or \
+            job_plan.finished_condition(job) == job_plan.FAILED
+        if failed:
+            plan.delete = []
+        return plan
+    mp.setattr(job_plan, "decide", decide)
+
+
+@fault("job-counts-restarts-as-failures", breaks=["JOB-ONFAILURE-RESTARTS-NOT-FAILURES"])
+def _(mp):
+    def failed_pods(pods):
+        restarts = [p for p in pods for c in (p.get("status") or {}).get("containerStatuses") or []
+                    for _ in range(c.get("restartCount", 0))]
+        return [p for p in pods if job_plan.phase(p) == "Failed"] + restarts
+    mp.setattr(job_plan, "failed_pods", failed_pods)
+
+
+@fault("job-accepts-restart-policy-always", breaks=["JOB-RESTART-POLICY"])
+def _(mp):
+    mp.setattr(constants, "JOB_RESTART_POLICIES", ("Always", "OnFailure", "Never"))
