@@ -60,6 +60,23 @@ Feature: What the scheduler subtracts from a node's report
         0/1 nodes are available: 1 Insufficient memory.
         """
 
+    Scenario: a Pending pod still counts after the kubelet's next report
+      Given these Ready nodes:
+        | name   | memory | esp32.io/gpio |
+        | node-a | 100Ki  | 8             |
+      When I create a pod "a" requesting:
+        | resource | quantity |
+        | memory   | 60Ki     |
+      And the reconcile interval passes
+      # the report still shows 100Ki: the board has not started pod "a"
+      And the kubelet on node "node-a" reports node status
+      And I create a pod "b" requesting:
+        | resource | quantity |
+        | memory   | 60Ki     |
+      Then pod "a" is bound to node "node-a"
+      # subtracting only pods written after the last report would bind pod "b" too
+      And pod "b" is not bound
+
   @clause-SCHED-ACCOUNT-WAITING-RESTART-SUBTRACTED
   Rule: a pod with a container waiting to restart is subtracted
 
