@@ -32,13 +32,14 @@ class RunningServer:
     def stop(self) -> None:
         """Stop serving, stop the loops, close the store (the data dir stays for a restart)."""
         server = self._server
-        server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
-        for channel in list(server._map.values()):
-            try:
+
+        def close_everything() -> None:   # runs inside waitress's loop thread: no select() races
+            for channel in list(server._map.values()):
                 channel.close()
-            except OSError:
-                pass
+
+        server.trigger.pull_trigger(close_everything)
         self._thread.join(timeout=5)
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
         self.control_plane.stop()
 
 
