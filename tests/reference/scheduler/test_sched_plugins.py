@@ -1,0 +1,109 @@
+"""Each filter plugin alone, asserting upstream's exact reason strings (k8s test-table style)."""
+
+from __future__ import annotations
+
+import pytest
+from sched_helpers import node, pod
+
+from reference.scheduler import framework, registry
+from reference.scheduler.plugins import (
+    memory_fit,
+    node_name,
+    node_readiness,
+    node_selector,
+    peripheral_fit,
+    psram_fit,
+)
+from spec import reasons
+
+U, UU = framework.Code.UNSCHEDULABLE, framework.Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def run(plugin, p: dict, n: dict) -> framework.Status | None:
+    return plugin.filter(framework.PodInfo.of(p), framework.NodeInfo.of(n))
+
+
+def test_the_profile_runs_the_documented_order():
+    assert [cls.NAME for cls in registry.FILTERS] == [
+        "NodeReadiness", "NodeName", "NodeSelector", "MemoryFit", "PsramFit", "PeripheralFit"]
+
+
+@pytest.mark.parametrize(("case", "n", "want"), [
+    ("ready node passes", node("n"), None),
+    ("cordoned", node("n", unschedulable=True), (UU, reasons.REASON_UNSCHEDULABLE)),
+    ("cordoned and not ready: cordon is checked first", node("n", unschedulable=True, ready="False"),
+     (UU, reasons.REASON_UNSCHEDULABLE)),
+    ("no status", node("n", status=False), (UU, reasons.REASON_UNKNOWN_CONDITION)),
+    ("status without Ready", node("n", ready=None), (UU, reasons.REASON_UNKNOWN_CONDITION)),
+    ("Ready False", node("n", ready="False"), (UU, reasons.REASON_NOT_READY)),
+    ("Ready Unknown", node("n", ready="Unknown"), (UU, reasons.REASON_NOT_READY)),
+])
+def test_node_readiness(case, n, want):
+    status = run(node_readiness.NodeReadiness(), pod("p"), n)
+    got = None if status is None else (status.code, status.message())
+    assert got == want, case
+
+
+def test_node_readiness_is_memoised_per_node_info():
+    info = framework.NodeInfo.of(node("n", ready="False"))
+    plugin = node_readiness.NodeReadiness()
+    first = plugin.filter(framework.PodInfo.of(pod("p")), info)
+    assert info.memo[node_readiness.NAME] is first
+
+
+def test_node_name():
+    plugin = node_name.NodeName()
+    assert plugin.pre_filter(framework.PodInfo.of(pod("p"))) is framework.SKIP
+    assert run(plugin, pod("p", node_name="a"), node("a")) is None
+    status = run(plugin, pod("p", node_name="a"), node("b"))
+    assert (status.code, status.reasons) == (UU, (reasons.REASON_NODE_NAME,))
+
+
+@pytest.mark.parametrize(("labels", "passes"), [
+    ({"board": "s3", "zone": "a"}, True),
+    ({"board": "s3", "zone": "a", "extra": "x"}, True),
+    ({"board": "s3"}, False),
+    ({"board": "s3", "zone": "b"}, False),
+    ({}, False),
+])
+def test_node_selector(labels, passes):
+    status = run(node_selector.NodeSelector(), pod("p", selector={"board": "s3", "zone": "a"}), node("n", labels=labels))
+    assert (status is None) == passes
+    if status is not None:
+        assert (status.code, status.reasons) == (UU, (reasons.REASON_NODE_SELECTOR,))
+
+
+@pytest.mark.parametrize(("plugin", "requests", "n", "want"), [
+    (memory_fit.MemoryFit(), {"memory": "100Ki"}, node("n", memory="100Ki"), None),
+    (memory_fit.MemoryFit(), {"memory": "102401"}, node("n", memory="100Ki"), "Insufficient memory"),
+    (memory_fit.MemoryFit(), {"memory": "0"}, node("n", memory="0"), None),
+    (psram_fit.PsramFit(), {"esp.io/psram": "2Mi"}, node("n", extra={"esp32.io/psram": "2Mi"}), None),
+    (psram_fit.PsramFit(), {"esp.io/psram": "2097153"}, node("n", extra={"esp32.io/psram": "2Mi"}),
+     "Insufficient esp.io/psram"),
+    (psram_fit.PsramFit(), {"esp32.io/psram": "1"}, node("n"), "Insufficient esp32.io/psram"),
+    (peripheral_fit.PeripheralFit(), {"esp32.io/gpio": "8"}, node("n", gpio="8"), None),
+    (peripheral_fit.PeripheralFit(), {"esp32.io/gpio": "9", "esp32.io/adc": "1"}, node("n", gpio="8"),
+     "Insufficient esp32.io/gpio, Insufficient esp32.io/adc"),
+    (peripheral_fit.PeripheralFit(), {"esp32.io/i2c-bus-0": "1", "esp32.io/i2c": "1"},
+     node("n", extra={"esp32.io/i2c": "1"}), "Insufficient esp32.io/i2c"),
+])
+def test_resource_fit(plugin, requests, n, want):
+    status = run(plugin, pod("p", requests=requests), n)
+    assert (None if status is None else status.message()) == want
+    if status is not None:
+        assert status.code == U
+
+
+def test_resource_filters_skip_pods_that_ask_for_nothing():
+    info = framework.PodInfo.of(pod("p", requests={"memory": "0"}))
+    for plugin in (memory_fit.MemoryFit(), psram_fit.PsramFit(), peripheral_fit.PeripheralFit()):
+        assert plugin.pre_filter(info) is framework.SKIP, plugin.NAME
+
+
+def test_free_is_figure_minus_accounted():
+    info = framework.NodeInfo.of(node("n", memory="100Ki"))
+    info.account({**info.accounted, "memory": 60 * 1024})
+    assert info.free["memory"] == 40 * 1024
+    assert run(memory_fit.MemoryFit(), pod("p", requests={"memory": "40Ki"}), node("n", memory="40Ki")) is None
+    status = memory_fit.MemoryFit().filter(framework.PodInfo.of(pod("p", requests={"memory": "41Ki"})), info)
+    assert status is not None and status.message() == "Insufficient memory"

@@ -1,0 +1,60 @@
+"""The score (mean of free memory % and free GPIO % after binding) and the pick."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from sched_helpers import node, pod
+
+from reference.scheduler import framework, scheduler
+from reference.scheduler.plugins import free_share
+
+
+def score(p: dict, n: dict, accounted: dict | None = None) -> tuple[float, Fraction]:
+    info = framework.NodeInfo.of(n)
+    if accounted:
+        info.account({**info.accounted, **accounted})
+    pi = framework.PodInfo.of(p)
+    plugin = free_share.FreeShare()
+    return plugin.score_all(pi, [info])[0], plugin.exact_score(pi, info)
+
+
+P = pod("p", requests={"memory": "100Ki", "esp32.io/gpio": "4"})
+
+
+@pytest.mark.parametrize(("n", "want"), [
+    (node("a", memory="200Ki", gpio="8"), Fraction(50)),
+    (node("b", memory="2000Ki", gpio="8"), Fraction(145, 2)),
+    (node("c", memory="400Ki", gpio="8"), Fraction(125, 2)),
+    (node("d", memory="200Ki", gpio="40"), Fraction(70)),
+    (node("e", memory="200Ki", gpio="0"), Fraction(25)),          # 0 GPIO: 0 % on that term
+    (node("f", memory="200Ki", gpio=None), Fraction(25)),
+    (node("g", memory="100Ki", gpio="8", capacity={"memory": "400Ki", "esp32.io/gpio": "8"}), Fraction(25)),
+])
+def test_score_values(n, want):
+    p = P if n["metadata"]["name"] not in "ef" else pod("p", requests={"memory": "100Ki"})
+    fast, exact = score(p, n)
+    assert exact == want
+    assert fast == pytest.approx(float(want))
+
+
+def test_accounted_pods_are_part_of_after_binding():
+    fast, exact = score(pod("p", requests={"memory": "100Ki"}), node("a", memory="400Ki"), {"memory": 200 * 1024})
+    assert exact == Fraction(125, 2)
+
+
+def test_tie_break_is_byte_wise_ascending():
+    assert scheduler.tie_break(["esp-b", "esp-a", "esp-c"]) == "esp-a"
+    assert scheduler.tie_break(["esp-9", "esp-10", "Esp-z"]) == "Esp-z"
+
+
+def test_near_ties_are_settled_exactly(monkeypatch):
+    """Floats one ulp apart are compared as Fractions; a true tie goes to the first name."""
+    s = scheduler.Scheduler.__new__(scheduler.Scheduler)
+    s.profile = type("P", (), {"score": free_share.FreeShare()})()
+    p = framework.PodInfo.of(pod("p", requests={"memory": "30Ki", "esp32.io/gpio": "3"}))
+    b = framework.NodeInfo.of(node("esp-b", memory="120Ki", gpio="4"))
+    a = framework.NodeInfo.of(node("esp-a", memory="40Ki", gpio="12"))
+    assert s.select_host(p, [b, a], [50.0, 50.0 - 1e-12]) == "esp-a"
+    assert s.select_host(p, [b, a], [50.0, 49.0]) == "esp-b"
