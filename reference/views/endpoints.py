@@ -16,7 +16,9 @@ visible on the very next read. Reads stay cheap because
   by ``kubernetes.io/service-name`` (slices), or those whose own labels carry the other terms. The
   API still applies the full selector to what comes back.
 
-Returned objects are READ-ONLY snapshots shared between readers (like ``store.list``).
+Returned objects are READ-ONLY snapshots shared between readers (like ``store.list``). Their
+``resourceVersion`` is the store's resourceVersion when their content last changed (see
+``stamp_versions``), so it moves exactly when they do and never goes back.
 
 Choices (catalogue EP-SELECTOR-REQUIRED, EP-READ-ONLY): a Service without a selector, or with an
 empty one, has no Endpoints (GET answers 404 NotFound) and no EndpointSlices; kube32 has no
@@ -75,6 +77,30 @@ def build_slices(service: dict, pods: list[dict], zones: dict) -> tuple[dict, ..
     return tuple(rules.build_slices(service, pods, zones.get))
 
 
+def _objects(built) -> list[dict]:
+    if built is None:
+        return []
+    return [built] if isinstance(built, dict) else list(built)
+
+
+def _content(obj: dict) -> dict:
+    meta = {k: v for k, v in obj["metadata"].items() if k != "resourceVersion"}
+    return {**obj, "metadata": meta}
+
+
+def stamp_versions(previous, built, store_rv: int) -> None:
+    """Give rebuilt objects a resourceVersion that changes exactly when their content does and
+    never goes back: an object equal to the one served before (same name, same content) keeps
+    that one's version; a new or changed object takes the store's current resourceVersion."""
+    before = {o["metadata"]["name"]: o for o in _objects(previous)}
+    for obj in _objects(built):
+        old = before.get(obj["metadata"]["name"])
+        if old is not None and _content(old) == _content(obj):
+            obj["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        else:
+            obj["metadata"]["resourceVersion"] = str(store_rv)
+
+
 class ServiceViews:
     """Per-Service Endpoints and slices, memoized by fingerprint. Call under ``store.lock``."""
 
@@ -101,6 +127,7 @@ class ServiceViews:
             return hit[1]
         builder = build_endpoints if part == "endpoints" else build_slices
         built = builder(service, pods, zones)
+        stamp_versions(hit[1] if hit is not None else None, built, rv)
         self._memo[memo_key] = (key, built, rv)
         if len(self._memo) > self._prune_at:
             self._prune()

@@ -238,3 +238,23 @@ def test_zone_comes_from_the_node_label(cp, client):
     _store_pod(cp, pod("b", "10.0.0.2", node="esp-2"))
     (sl,) = client.get(SL.format(ns="default")).json["items"]
     assert {e["nodeName"]: e.get("zone") for e in sl["endpoints"]} == {"esp-1": "desk", "esp-2": None}
+
+
+def test_resource_version_moves_with_content_and_never_back(cp, client):
+    _store_service(cp, service(selector={"app": "web"}))
+    a = _store_pod(cp, pod("a", "10.0.0.1"))
+    _store_pod(cp, pod("b", "10.0.0.2"))
+    url = EP.format(ns="default") + "/web"
+    first = int(client.get(url).json["metadata"]["resourceVersion"])
+    _ensure_ns(cp, "unrelated")
+    same = int(client.get(url).json["metadata"]["resourceVersion"])
+    assert same == first                          # nothing it shows changed
+    a["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    a = cp.store.update("pods", a)
+    moved = int(client.get(url).json["metadata"]["resourceVersion"])
+    assert moved > first
+    cp.store.delete("pods", "default", "b")       # the newest input disappears: the version still grows
+    after_delete = int(client.get(url).json["metadata"]["resourceVersion"])
+    assert after_delete > moved
+    slices = client.get(SL.format(ns="default")).json["items"]
+    assert all(int(s["metadata"]["resourceVersion"]) <= cp.store.resource_version for s in slices)
