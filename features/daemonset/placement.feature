@@ -1,4 +1,4 @@
-@area-daemonset
+@area-daemonset @needs-exclusive-nodes
 Feature: DaemonSet placement
   A DaemonSet runs one pod on every node whose labels match its template's nodeSelector. Each pod
   is pinned to its node with a kubernetes.io/hostname node selector, labelled with the template's
