@@ -172,6 +172,17 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
     def __exit__(self, *exc) -> None:
         self.close()
 
+    @property
+    def disconnected(self) -> BaseException | None:
+        """The error that ended the reader when the port went away, else None."""
+        with self._cond:
+            return self._error
+
+    def reopen(self) -> BoardConsole:
+        """Close and open the port again (after a disconnect); keeps the console buffer."""
+        self.close()
+        return self.open()
+
     def add_listener(self, fn: Callable[[ConsoleLine], None]) -> None:
         """Call ``fn(line)`` from the reader thread for every new line."""
         self._listeners.append(fn)

@@ -1,17 +1,64 @@
-"""A hardware (or virtual) rig as a conformance target: ``--target rig:FILE``.
+"""A hardware (or virtual) rig as a conformance target: ``--target rig:FILE`` / ``run --rig FILE``.
 
-Adapts ``hardware_harness.rig.Rig``: start resets every board and waits for the API and the real
-kubelets; each scenario gets a console mark, and its console output per board is kept in
-``last_logs`` (``{board: text}``) after ``end_scenario``; a board crash during a scenario fails it.
+Adapts ``hardware_harness.rig.Rig``:
+
+- ``start`` resets every board and waits for the API and the real kubelets. Real time only.
+- Nodes: a feature node whose name is a node board's ``node_name`` is played by that board
+  (``node_driver`` -> ``kubelets.board.BoardNode``); other names are fake kubelets on the rig's
+  control plane.
+- Logs: each scenario gets a console mark; ``scenario_logs()`` is every board's timestamped console
+  text since ``begin_scenario`` (frozen at ``end_scenario``).
+- Health: ``check_health()`` raises ``BoardFailure`` (an ERROR, not a clause failure) for a crash
+  (panic, abort, brownout, watchdog abort, unexpected reboot) or a serial disconnect seen since the
+  scenario began, once per event. The plugin calls it after every step and when a step fails; time
+  steps call it while they wait (``RigClock``). ``begin_scenario`` resets boards that crashed,
+  reopens ports that dropped and releases boards left held, so the next scenario starts clean.
 """
 
 from __future__ import annotations
 
+import time
+
+from hardware_harness.errors import HarnessError as RigHarnessError
 from hardware_harness.rig import Rig
-from kube32_conformance.client import ApiClient
+from kube32_conformance import errors
 from kube32_conformance.targets import base
 from kube32_conformance.targets.http import HttpTarget
 from spec.profiles import Profile
+
+HEALTH_POLL = 0.1   # seconds between board checks while a time step waits
+TAIL_LINES = 20
+
+
+class BoardFailure(errors.HarnessError):
+    """A board crashed or its serial port went away during a scenario: no verdict on the target."""
+
+    def __init__(self, board: str, what: str, text: str = "", backtrace: str | None = None,
+                 console: str = "") -> None:
+        self.board, self.what, self.text, self.backtrace, self.console = board, what, text, backtrace, console
+        parts = [f"board {board} {what} during the scenario"]
+        if backtrace:
+            parts.append(backtrace)
+        if text:
+            parts.append("--- crash text ---\n" + text)
+        if console:
+            parts.append("--- last console lines ---\n" + console)
+        super().__init__("\n".join(parts))
+
+
+class RigClock(base.RealTargetClock):
+    """Wall time, waited in small slices so a board crash ends a time step as it happens."""
+
+    def __init__(self, target: RigTarget) -> None:
+        self.target = target
+
+    def advance_to(self, t: float) -> None:
+        while True:
+            self.target.check_health()
+            delay = t - time.time()
+            if delay <= 0:
+                return
+            time.sleep(min(delay, HEALTH_POLL))
 
 
 class RigTarget(HttpTarget):
@@ -22,42 +69,163 @@ class RigTarget(HttpTarget):
         self.rig = Rig.open(rig_file, log_dir=log_dir)
         self._mark = None
         self.last_logs: dict[str, str] = {}
+        self.held: set[str] = set()          # boards a scenario holds in reset
+        self.lost: dict[str, str] = {}       # board -> why it cannot be used (port gone for good)
+        self._reported: set[tuple[str, int]] = set()
+        self._scenario_open = False
         super().__init__("", profile)
 
+    # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
         self.url = self.rig.start()
-        self.api = ApiClient(self.url)
+        self.api.base_url = self.url.rstrip("/")
         super().start()
+        self.clock = RigClock(self)
 
     def _extra_capabilities(self) -> set[str]:
         return {base.RESTART, base.REAL_KUBELET}
 
+    def ready_timeout(self) -> float:
+        """How long a board gets to (re)join as a Ready node."""
+        return self.rig.timeouts.ready + self.profile.lease_renew_interval
+
     def begin_scenario(self) -> None:
-        self.rig.check()
+        self._recover()
         self._mark = self.rig.mark()
+        self._reported = set()
+        self.last_logs = {}
+        self._scenario_open = True
         super().begin_scenario()
 
     def end_scenario(self) -> None:
-        if self._mark is not None:
-            self.last_logs = self.rig.scenario_logs(self._mark)
-        super().end_scenario()
-        self.rig.check()
-
-    def restart_control_plane(self) -> None:
-        url = self.rig.restart_control_plane()
-        if url != self.url:
-            self.url = url
-            self.api = ApiClient(url)
-
-    def hold(self, node: str) -> None:
-        """Hold a node's board in reset (it stops renewing its Lease)."""
-        self.rig.hold(node)
-
-    def release(self, node: str) -> None:
-        self.rig.release(node)
+        try:
+            for board in sorted(self.held):
+                self._try(lambda b=board: self.release_board(b))
+            super().end_scenario()
+        finally:
+            self._scenario_open = False
+            if self._mark is not None:
+                self.last_logs = self.rig.scenario_logs(self._mark)
 
     def stop(self) -> None:
         self.rig.close()
+
+    # -- nodes ----------------------------------------------------------------------------------
+    def node_driver(self, name: str, ctx, lease_duration: float | None = None):
+        """The BoardNode playing ``name`` when a node board has that node_name, else None (fake kubelet)."""
+        board = self.rig.node_boards.get(name)
+        if board is None:
+            return None
+        if board in self.lost:
+            raise BoardFailure(board, f"is unusable ({self.lost[board]})", console=self._tail(board))
+        from kube32_conformance.kubelets.board import BoardNode
+
+        return BoardNode(self, name, board, ctx, lease_duration=lease_duration)
+
+    def hold_board(self, board: str) -> None:
+        """Hold a board in reset (EN low, port open): its kubelet goes silent."""
+        self._rig_call(board, lambda: self.rig.hold(board))
+        self.held.add(board)
+
+    def release_board(self, board: str) -> None:
+        """Release a held board and wait for its kubelet-ready line."""
+        self._rig_call(board, lambda: self.rig.release(board))
+        self.held.discard(board)
+
+    # compatibility with the first rig driver's names
+    hold = hold_board
+    release = release_board
+
+    def restart_control_plane(self) -> None:
+        board = self.rig.control_plane
+        url = self._rig_call(board, self.rig.restart_control_plane)
+        self.url = url
+        self.api.base_url = url.rstrip("/")
+
+    def _rig_call(self, board: str, fn):
+        try:
+            return fn()
+        except RigHarnessError as exc:
+            failure = self._failure_from(exc, board)
+            raise failure from exc
+
+    # -- logs -----------------------------------------------------------------------------------
+    def scenario_logs(self) -> dict[str, str]:
+        """board -> timestamped console text of the current (or, after end_scenario, last) scenario."""
+        if self._scenario_open and self._mark is not None:
+            return self.rig.scenario_logs(self._mark)
+        return dict(self.last_logs)
+
+    def _tail(self, board: str, n: int = TAIL_LINES) -> str:
+        return "\n".join(self.rig.consoles[board].tail(n))
+
+    # -- health ---------------------------------------------------------------------------------
+    def check_health(self) -> None:
+        """Raise BoardFailure for the first crash or disconnect since the scenario began (once each)."""
+        if self._mark is None:
+            return
+        for board, records in self.rig.crashes_since(self._mark).items():
+            for rec in records:
+                key = (board, rec.index)
+                if key in self._reported:
+                    continue
+                self._reported.add(key)
+                self.rig.consoles[board].acknowledge_crashes()
+                crash = rec.crash
+                raise BoardFailure(board, f"crashed ({crash.kind}: {crash.reason})", crash.text, crash.backtrace,
+                                   self._tail(board))
+        for board, console in self.rig.consoles.items():
+            gone = console.disconnected
+            if gone is not None and (board, -1) not in self._reported:
+                self._reported.add((board, -1))
+                raise BoardFailure(board, f"lost its serial port {console.url} ({gone})", console=self._tail(board))
+
+    def _failure_from(self, exc: RigHarnessError, board: str) -> BoardFailure:
+        try:
+            self.check_health()
+        except BoardFailure as failure:
+            return failure
+        return BoardFailure(board, f"did not do what the harness asked: {exc}", console=self._tail(board))
+
+    def _recover(self) -> None:
+        """Before a scenario: reopen dropped ports, reset boards that crashed, release held ones."""
+        since = self._mark
+        crashed = set(self.rig.crashes_since(since)) if since is not None else set()
+        for board, console in self.rig.consoles.items():
+            if console.disconnected is not None or not console.is_open:
+                try:
+                    console.reopen()
+                    self.lost.pop(board, None)
+                    crashed.add(board)   # unknown state: reset it
+                except RigHarnessError as exc:
+                    self.lost[board] = str(exc).splitlines()[0]
+                    continue
+            console.acknowledge_crashes()
+        for board in sorted(crashed | self.held):
+            if board in self.lost:
+                continue
+            ok = self._try(lambda b=board: self._restart_board(b))
+            if not ok:
+                self.lost[board] = f"did not come back after a reset: {self._tail(board, 3)}"
+        self.held = set()
+        for console in self.rig.consoles.values():
+            console.acknowledge_crashes()
+
+    def _restart_board(self, board: str) -> None:
+        if board == self.rig.control_plane:
+            self.restart_control_plane()
+        elif board in self.held:
+            self.rig.release(board)
+        else:
+            self.rig.reset(board)
+
+    @staticmethod
+    def _try(fn) -> bool:
+        try:
+            fn()
+            return True
+        except (RigHarnessError, errors.HarnessError):
+            return False
 
     def describe(self) -> dict:
         return {**super().describe(), "rig_file": self.rig_file,
