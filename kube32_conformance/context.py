@@ -59,7 +59,7 @@ class ScenarioContext:
             raise AssertionError(f"node {name!r} is already part of this scenario")
         # A target may play some nodes itself (a rig's boards); the rest are the runner's fake kubelets.
         board_node = getattr(self.target, "node_driver", None)
-        kubelet = board_node(name, self) if board_node is not None else None
+        kubelet = board_node(name, self, lease_duration=lease_duration) if board_node is not None else None
         if kubelet is None:
             kubelet = FakeKubelet(self.api, self.target.clock, name, self.profile, len(self.kubelets) + 1,
                                   lease_duration=lease_duration)
@@ -117,7 +117,7 @@ class ScenarioContext:
     def close(self) -> None:
         self.timeline.close()
         for k in self.kubelets.values():
-            k.silence()
+            (getattr(k, "detach", None) or k.silence)()   # a rig board is not held after its scenario
 
     def cleanup(self) -> None:
         """On shared targets: delete what the scenario made in its namespace, then the namespace."""

@@ -140,6 +140,45 @@ def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature, scenario
     request.node.stash[collector.SCENARIO] = (scenario.name, feature.rel_filename)
 
 
+# -- targets with boards (rigs): health after every step, console logs in the reports ----------
+def _health_check(request: pytest.FixtureRequest):
+    target = request.node.funcargs.get("k32_target") if "k32" in request.fixturenames else None
+    return getattr(target, "check_health", None)
+
+
+def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, step, step_func,
+                          step_func_args) -> None:
+    """A board that crashed or vanished during the step makes the scenario an ERROR now."""
+    check = _health_check(request)
+    if check is not None:
+        check()
+
+
+def pytest_bdd_step_error(request: pytest.FixtureRequest, feature, scenario, step, step_func, step_func_args,
+                          exception) -> None:
+    """A step failed: when a board broke meanwhile, that (an ERROR) is the explanation, not the target."""
+    check = _health_check(request)
+    if check is not None and not isinstance(exception, errors.HarnessError):
+        check()
+
+
+def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
+    target = (item.funcargs or {}).get("k32_target") if hasattr(item, "funcargs") else None
+    logs_of = getattr(target, "scenario_logs", None)
+    if logs_of is None:
+        return
+    logs = logs_of()
+    if not logs:
+        return
+    if report.when == "call" and report.failed:
+        report.sections.append(("Captured stdout board consoles", "".join(
+            f"--- {board} ---\n{text}" for board, text in logs.items())))
+    if report.when == "teardown":
+        for board, text in logs.items():
+            report.user_properties.append((f"console {board}", text))
+        item.config.stash[collector.COLLECTOR].attach_logs(item.nodeid, logs)
+
+
 # -- verdicts -----------------------------------------------------------------------------
 def _deviations(config: pytest.Config) -> dict[str, str]:
     key = collector.DEVIATIONS
@@ -188,6 +227,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if verdict is not None:
         item.stash[VERDICT] = verdict
         item.config.stash[collector.COLLECTOR].record(item, verdict, report)
+    _attach_logs(item, report)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:

@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
 
 import pytest
 
@@ -38,6 +39,7 @@ class ScenarioResult:
     status: str
     duration: float
     message: str = ""
+    logs: dict[str, str] = dataclasses.field(default_factory=dict)   # board -> console text (rigs)
 
 
 class Collector:
@@ -58,6 +60,11 @@ class Collector:
         self.results[item.nodeid] = ScenarioResult(item.nodeid, name, feature, item_clauses(item), verdict,
                                                    round(getattr(report, "duration", 0.0), 3), message)
 
+    def attach_logs(self, nodeid: str, logs: dict[str, str]) -> None:
+        """Keep a scenario's console logs (board -> text); written under logs/ next to clauses.json."""
+        if nodeid in self.results:
+            self.results[nodeid].logs = dict(logs)
+
     # -- the matrix -------------------------------------------------------------------------
     def clauses(self) -> list[dict]:
         by_clause: dict[str, list[ScenarioResult]] = {c.id: [] for c in self.catalogue}
@@ -72,7 +79,8 @@ class Collector:
                 "id": c.id, "area": c.area, "title": c.title, "status": status,
                 "interpretation": bool(c.interpretation),
                 "scenarios": [{"name": r.name, "feature": r.feature, "nodeid": r.nodeid, "status": r.status,
-                               "duration": r.duration, **({"message": r.message} if r.message else {})}
+                               "duration": r.duration, **({"message": r.message} if r.message else {}),
+                               **({"logs": log_paths(r)} if r.logs else {})}
                               for r in runs],
             })
         return out
@@ -118,10 +126,23 @@ class Collector:
         path_json = os.path.join(directory, "clauses.json")
         with open(path_json, "w") as fh:
             json.dump(doc, fh, indent=2)
+        for r in self.results.values():
+            for board, rel in log_paths(r).items():
+                path = os.path.join(directory, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as fh:
+                    fh.write(r.logs[board])
         path_html = os.path.join(directory, "index.html")
         with open(path_html, "w") as fh:
             fh.write(html.render(doc))
         return [path_json, path_html]
+
+
+def log_paths(result: ScenarioResult) -> dict[str, str]:
+    """board -> ``logs/<scenario-slug>/<board>.log`` (relative to the report directory)."""
+    raw = f"{result.feature.removesuffix('.feature')}--{result.nodeid.split('::')[-1].removeprefix('test_')}"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-")[:150] or "scenario"
+    return {board: f"logs/{slug}/{re.sub(r'[^A-Za-z0-9._-]+', '-', board)}.log" for board in sorted(result.logs)}
 
 
 def _short(longrepr) -> str:

@@ -20,7 +20,9 @@ def render(doc: dict) -> str:
     for r in ordered:
         scen = "".join(
             f"<li>{_badge(s['status'])} {escape(s['feature'])}: {escape(s['name'])}"
-            + (f"<pre>{escape(s['message'])}</pre>" if s.get("message") else "") + "</li>"
+            + (f"<pre>{escape(s['message'])}</pre>" if s.get("message") else "")
+            + ("".join(f' <a href="{escape(p)}">console {escape(b)}</a>' for b, p in s.get("logs", {}).items()))
+            + "</li>"
             for s in r["scenarios"])
         body.append(f"<tr><td>{_badge(r['status'])}</td><td><code>{escape(r['id'])}</code></td>"
                     f"<td>{escape(r['area'])}</td><td>{escape(r['title'])}"
