@@ -55,6 +55,38 @@ Feature: Endpoints and EndpointSlices are views computed when read
       Then the EndpointSlices of Service "web" list pod "a" as not ready
       And the Endpoints "web" list pod "a" as not ready
 
+    Scenario: a pod relabelled out of the selector leaves on the very next read
+      Given the Service "web" selecting "app=web"
+      And Service pods:
+        | pod | node   | labels  | state |
+        | a   | node-a | app=web | ready |
+        | b   | node-a | app=web | ready |
+      Then the Endpoints "web" have these subsets:
+        | ports     | addresses | not ready addresses |
+        | http=8080 | a, b      |                     |
+      When the Service pod "b" is relabelled "app=db"
+      # an answer computed before the label change still lists b
+      Then the Endpoints "web" have these subsets:
+        | ports     | addresses | not ready addresses |
+        | http=8080 | a         |                     |
+      And the EndpointSlices of Service "web" do not list pod "b"
+
+    Scenario: a Service that changes its selector lists its new pods on the very next read
+      Given the Service "web" selecting "app=web"
+      And Service pods:
+        | pod | node   | labels  | state |
+        | a   | node-a | app=web | ready |
+        | b   | node-a | app=api | ready |
+      Then the Endpoints "web" list pod "a" as ready
+      And the EndpointSlices of Service "web" list pod "a" as ready
+      When the Service "web" changes its selector to "app=api"
+      # a view remembered per set of pods, blind to the Service itself, still lists a
+      Then the Endpoints "web" have these subsets:
+        | ports     | addresses | not ready addresses |
+        | http=8080 | b         |                     |
+      And the EndpointSlices of Service "web" list pod "b" as ready
+      And the EndpointSlices of Service "web" do not list pod "a"
+
     @interpretation
     Scenario: the Endpoints carry the Service's name, the slices its name as a label
       Given the Service "web" selecting "app=web"

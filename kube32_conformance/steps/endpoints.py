@@ -139,6 +139,13 @@ def service_without_selector(k32, name):
         "spec": {"ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}})
 
 
+@when(step('the Service "{name}" changes its selector to "{selector}"'))
+def service_selector_changes(k32, name, selector):
+    ns = _service_ns(k32, name)
+    k32.objects[f"service/{name}"] = k32.api.patch(
+        "Service", k32.name(name), {"spec": {"selector": labels(selector)}}, ns)
+
+
 # -- pods behind Services ---------------------------------------------------------------------
 def _container_ports(text: str) -> list[dict]:
     return [{"containerPort": p, "protocol": proto, **({"name": n} if n else {})}
@@ -193,6 +200,16 @@ def service_pods(k32, request, datatable):
         k32.objects[name] = k32.api.create(pod)
         _pods(k32)[name] = ns
         _bring_to(k32, name, ns, node, row.get("state") or "ready")
+
+
+@when(step('the Service pod "{name}" is relabelled "{pod_labels}"'))
+def pod_relabelled(k32, name, pod_labels):
+    """Replace the pod's labels (a merge patch: the old keys are removed, the given ones set)."""
+    pod = _pod(k32, name)
+    old = pod["metadata"].get("labels") or {}
+    new = labels(pod_labels)
+    patch = {"metadata": {"labels": {**{k: None for k in old if k not in new}, **new}}}
+    k32.objects[name] = k32.api.patch("Pod", pod["metadata"]["name"], patch, pod["metadata"]["namespace"])
 
 
 @given(step('the Service pods on node "{node}" are slow to terminate'))

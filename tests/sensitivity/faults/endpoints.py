@@ -22,6 +22,7 @@ _endpoint_address = rules.endpoint_address
 _slice = rules._slice
 _service_selector = rules.service_selector
 _build_slices = views.build_slices
+_build_endpoints = views.build_endpoints
 _pods_for = views.pods_for
 
 
@@ -31,6 +32,18 @@ def _(mp):
     """A cache keyed on the Service alone: pod changes show only after the Service changes."""
     mp.setattr(views, "fingerprint", lambda service, pods: (service["metadata"].get("uid"),
                                                             service["metadata"].get("resourceVersion")))
+
+
+@fault("endpoints-blind-to-service-updates", breaks=["EP-COMPUTED-ON-READ"])
+def _(mp):
+    """The views keep using the Service as first seen: its later changes (a new selector) never show."""
+    first: dict[str, dict] = {}
+
+    def stale(service):
+        return first.setdefault(service["metadata"].get("uid", ""), service)
+    mp.setattr(views, "pods_for", lambda store, service: _pods_for(store, stale(service)))
+    mp.setattr(views, "build_endpoints", lambda service, pods, zones: _build_endpoints(stale(service), pods, zones))
+    mp.setattr(views, "build_slices", lambda service, pods, zones: _build_slices(stale(service), pods, zones))
 
 
 @fault("endpointslices-without-service-name-label", breaks=["EP-COMPUTED-ON-READ"])
