@@ -101,9 +101,10 @@ Feature: Which pods a Service's Endpoints and EndpointSlices list
         | http=8080 | a   | true  | true    | false       |
         | http=8080 | b   | false | false   | false       |
 
-  @clause-EP-EXCLUDES-TERMINATING @needs-fake-kubelets
+  @clause-EP-EXCLUDES-TERMINATING
   Rule: a pod being deleted is not listed, in Endpoints or in EndpointSlices
 
+    @needs-fake-kubelets
     Scenario: a deleted Ready pod leaves both views while it is still terminating
       Given the Service "web" selecting "app=web"
       And Service pods:
@@ -120,6 +121,7 @@ Feature: Which pods a Service's Endpoints and EndpointSlices list
       And the Endpoints "web" list pod "b" as ready
       And the EndpointSlices of Service "web" list pod "b" as ready
 
+    @needs-fake-kubelets
     Scenario: a deleted pod that was not ready is not kept as a not-ready address
       Given the Service "web" selecting "app=web"
       And Service pods:
