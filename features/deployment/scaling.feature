@@ -88,16 +88,18 @@ Feature: Scaling a Deployment and deleting it
   Rule: deleting a Deployment deletes its pods and only its pods
 
     Scenario: the deleted Deployment's pods go, another Deployment's pods stay
-      # rules out deleting by label or by namespace: "other" shares the namespace and the node
+      # rules out deleting by label or by namespace: "other" shares the namespace and the node,
+      # and its pod must be the same one afterwards (not deleted and recreated)
       Given the Deployment "web" is created with 2 replicas
       And the Deployment "other" is created with 1 replica
       When the deployment interval passes
       And the Deployment "web" pods are started
       Then the Deployment "web" has 2 pods
-      When the Deployment "web" is deleted
+      When the Deployment "other" pods are remembered
+      And the Deployment "web" is deleted
       And the deployment interval passes
       Then the Deployment "web" has no pods left
-      And the Deployment "other" has 1 pod
+      And the Deployment "other" still has the remembered pods
 
   @clause-DEPLOY-SCALE-SUBRESOURCE
   Rule: the scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale

@@ -473,3 +473,21 @@ def scale_answer(k32, name, n):
     if isinstance(answer, ApiStatusError):
         raise AssertionError(f"the scale write failed: {answer}")
     _check_scale(answer, k32.name(name), int(n), None, None)
+
+
+# -- remembering pods -----------------------------------------------------------------------------
+@when(step('the Deployment "{name}" pods are remembered'))
+def remember_pods(k32, name):
+    pods = k32.eventually(lambda: _some(pods_of(k32, name)), f'Deployment "{name}" has pods')
+    k32.notes[f"pods:{name}"] = sorted(p["metadata"]["name"] for p in pods)
+
+
+@then(step('the Deployment "{name}" still has the remembered pods'))
+def same_pods(k32, name):
+    want = k32.notes.get(f"pods:{name}")
+    assert want is not None, f'the pods of Deployment "{name}" were not remembered in this scenario'
+
+    def check():
+        got = sorted(p["metadata"]["name"] for p in pods_of(k32, name))
+        assert got == want, f"its pods are {got}, remembered {want}"
+    k32.consistently(check, f'Deployment "{name}" keeps its pods')
