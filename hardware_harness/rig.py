@@ -47,6 +47,7 @@ class Rig:
         }
         self.api_url: str | None = None
         self.boot_reasons: dict[str, str] = {}
+        self.failed: dict[str, HarnessError] = {}
 
     @classmethod
     def open(cls, path: str | Path, *, log_dir: str | Path | None = None) -> Rig:
@@ -93,21 +94,36 @@ class Rig:
 
     # --- boot ---------------------------------------------------------------------------------------
 
-    def start(self) -> str:
+    def start(self, *, keep_going: bool = False) -> str:
         """Reset every board (control plane first), wait until the API and all kubelets are up.
 
         Crashes seen before start (boards booting while the ports were opened) are dropped: the
-        resets put every board in a known state.
+        resets put every board in a known state. With ``keep_going`` a node board that does not come
+        up is recorded in ``failed`` (board -> error) instead of failing the start; the control
+        plane must always come up.
         """
+        self.failed: dict[str, HarnessError] = {}
         for console in self.consoles.values():
             console.acknowledge_crashes()
         self.restart_control_plane()
         marks = {}
         for board in self.node_boards.values():
             marks[board] = self.consoles[board].mark()
-            self._reset(board)
+            try:
+                self._reset(board)
+            except HarnessError as exc:
+                if not keep_going:
+                    raise
+                self.failed[board] = exc
         for board in self.node_boards.values():
-            self._wait_node(board, marks[board])
+            if board in self.failed:
+                continue
+            try:
+                self._wait_node(board, marks[board])
+            except HarnessError as exc:
+                if not keep_going:
+                    raise
+                self.failed[board] = exc
         return self.api_url or ""
 
     def restart_control_plane(self) -> str:

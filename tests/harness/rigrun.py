@@ -1,0 +1,72 @@
+"""Helpers for running the conformance suite against a short-timeout virtual rig (CI).
+
+``short_rig(workdir, ...)`` starts a VirtualRig (one control-plane board, node boards node-a and
+node-b, all behind RFC2217 servers on 127.0.0.1) whose control plane runs the hardware profile with
+the ``SHORT`` overrides and whose kubelets renew on the same numbers; ``run_suite`` runs the
+feature suite against it with ``--target rig:<rig.yaml>`` and the same numbers via ``--profile-set``
+in a pytest subprocess, and returns the outcome, the clauses.json document and the report dir.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hardware_harness.virtual.virtual_rig import VirtualRig
+
+# Short timing for CI; the control plane, the kubelets and the runner all get these numbers.
+SHORT = {
+    "lease_duration": 2.0,
+    "lease_renew_interval": 0.5,
+    "noexecute_delay": 2.0,
+    "default_toleration_seconds": 3.0,
+    "lifecycle_check_interval": 0.25,
+    "reconcile_interval": 0.5,
+}
+NODES = ("node-a", "node-b")
+TIMEOUTS = {"boot": 5, "ready": 8}
+
+
+def short_rig(workdir: Path, *, node_firmware: dict | None = None, prefix: str = "") -> VirtualRig:
+    return VirtualRig(
+        workdir,
+        NODES,
+        transport="rfc2217",
+        profile="hardware",
+        overrides=SHORT,
+        lease_interval=SHORT["lease_renew_interval"],
+        lease_duration=SHORT["lease_duration"],
+        node_firmware=node_firmware,
+        timeouts=TIMEOUTS,
+        prefix=prefix,
+    )
+
+
+def profile_args() -> list[str]:
+    out = ["--profile", "hardware"]
+    for key, value in SHORT.items():
+        out += ["--profile-set", f"{key}={value:g}"]
+    return out
+
+
+def run_suite(pytester, rig_path: Path, report: Path, *selection: str, features: Path | None = None):
+    """Run the suite in a subprocess against the rig; returns (RunResult, clauses.json doc)."""
+    if features is not None:
+        pytester._monkeypatch.setenv("KUBE32_FEATURES", str(features))
+    result = pytester.runpytest_subprocess(
+        "--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider", "-p", "no:randomly",
+        "--target", f"rig:{rig_path}", *profile_args(), "--report", str(report), *selection,
+        timeout=240,
+    )
+    doc_path = report / "clauses.json"
+    doc = json.loads(doc_path.read_text()) if doc_path.exists() else {}
+    return result, doc
+
+
+def scenario_results(doc: dict) -> dict[str, dict]:
+    """scenario name -> its entry in clauses.json (first one seen)."""
+    out: dict[str, dict] = {}
+    for clause in doc.get("clauses", []):
+        for s in clause["scenarios"]:
+            out.setdefault(s["name"], s)
+    return out
