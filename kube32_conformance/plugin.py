@@ -21,6 +21,7 @@ from kube32_conformance.targets import registry
 from spec import catalogue, profiles
 
 VERDICT = pytest.StashKey[str]()
+SCENARIO_TARGET = pytest.StashKey[object]()   # the target a scenario ran on (board health, console logs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -113,6 +114,7 @@ def k32_target(pytestconfig: pytest.Config):
 def k32(request: pytest.FixtureRequest, k32_target):
     """The scenario context. Disables the scenario when the target lacks a needed capability."""
     target = k32_target
+    request.node.stash[SCENARIO_TARGET] = target
     target.begin_scenario()
     try:
         needs = sorted({m.name[len(NEEDS_PREFIX):] for m in request.node.iter_markers()
@@ -142,8 +144,7 @@ def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature, scenario
 
 # -- targets with boards (rigs): health after every step, console logs in the reports ----------
 def _health_check(request: pytest.FixtureRequest):
-    target = request.node.funcargs.get("k32_target") if "k32" in request.fixturenames else None
-    return getattr(target, "check_health", None)
+    return getattr(request.node.stash.get(SCENARIO_TARGET, None), "check_health", None)
 
 
 def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, step, step_func,
@@ -163,8 +164,7 @@ def pytest_bdd_step_error(request: pytest.FixtureRequest, feature, scenario, ste
 
 
 def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
-    target = (item.funcargs or {}).get("k32_target") if hasattr(item, "funcargs") else None
-    logs_of = getattr(target, "scenario_logs", None)
+    logs_of = getattr(item.stash.get(SCENARIO_TARGET, None), "scenario_logs", None)
     if logs_of is None:
         return
     logs = logs_of()
