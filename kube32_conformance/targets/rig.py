@@ -197,13 +197,13 @@ class RigTarget(HttpTarget):
         crashed = set(self.rig.crashes_since(since)) if since is not None else set()
         for board, console in self.rig.consoles.items():
             if console.disconnected is not None or not console.is_open:
-                try:
-                    console.reopen()
-                    self.lost.pop(board, None)
-                    crashed.add(board)   # unknown state: reset it
-                except RigHarnessError as exc:
-                    self.lost[board] = str(exc).splitlines()[0]
+                # a replugged USB board needs a moment to come back; a board lost before gets one try
+                problem = self._reopen(console, 0.0 if board in self.lost else self.rig.timeouts.boot)
+                if problem:
+                    self.lost[board] = problem
                     continue
+                self.lost.pop(board, None)
+                crashed.add(board)   # unknown state: reset it
             console.acknowledge_crashes()
         for board in sorted(crashed | self.held):
             if board in self.lost:
@@ -214,6 +214,19 @@ class RigTarget(HttpTarget):
         self.held = set()
         for console in self.rig.consoles.values():
             console.acknowledge_crashes()
+
+    @staticmethod
+    def _reopen(console, patience: float) -> str | None:
+        """Reopen a dropped port, retrying for ``patience`` seconds; the problem, or None when open."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                console.reopen()
+                return None
+            except RigHarnessError as exc:
+                if time.monotonic() >= deadline:
+                    return f"its serial port cannot be reopened: {str(exc).splitlines()[0]}"
+            time.sleep(0.2)
 
     def _restart_board(self, board: str) -> None:
         if board == self.rig.control_plane:

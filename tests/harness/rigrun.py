@@ -4,12 +4,16 @@
 node-b, all behind RFC2217 servers on 127.0.0.1) whose control plane runs the hardware profile with
 the ``SHORT`` overrides and whose kubelets renew on the same numbers; ``run_suite`` runs the
 feature suite against it with ``--target rig:<rig.yaml>`` and the same numbers via ``--profile-set``
-in a pytest subprocess, and returns the outcome, the clauses.json document and the report dir.
+in a pytest subprocess, and returns its exit code, output, clauses.json document and report dir.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hardware_harness.virtual.virtual_rig import VirtualRig
@@ -49,18 +53,28 @@ def profile_args() -> list[str]:
     return out
 
 
-def run_suite(pytester, rig_path: Path, report: Path, *selection: str, features: Path | None = None):
-    """Run the suite in a subprocess against the rig; returns (RunResult, clauses.json doc)."""
+@dataclasses.dataclass
+class SuiteRun:
+    returncode: int
+    output: str
+    doc: dict          # clauses.json
+    report: Path
+
+
+def run_suite(rig_path: Path, report: Path, *selection: str, features: Path | None = None,
+              timeout: float = 240) -> SuiteRun:
+    """Run the suite in a pytest subprocess against the rig (``features`` replaces the feature dir)."""
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
     if features is not None:
-        pytester._monkeypatch.setenv("KUBE32_FEATURES", str(features))
-    result = pytester.runpytest_subprocess(
-        "--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider", "-p", "no:randomly",
-        "--target", f"rig:{rig_path}", *profile_args(), "--report", str(report), *selection,
-        timeout=240,
-    )
+        env["KUBE32_FEATURES"] = str(features)
+    report.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider",
+           "-q", "--target", f"rig:{rig_path}", *profile_args(), "--report", str(report), *selection]
+    proc = subprocess.run(cmd, cwd=report, env=env, capture_output=True, text=True, timeout=timeout)
     doc_path = report / "clauses.json"
     doc = json.loads(doc_path.read_text()) if doc_path.exists() else {}
-    return result, doc
+    return SuiteRun(proc.returncode, proc.stdout + proc.stderr, doc, report)
 
 
 def scenario_results(doc: dict) -> dict[str, dict]:

@@ -14,8 +14,6 @@ import pytest
 
 from tests.harness.rigrun import run_suite, scenario_results, short_rig
 
-pytest_plugins = ("pytester",)
-
 try:
     from reference.serve import start_in_thread  # noqa: F401
 except ImportError:  # pragma: no cover
@@ -29,11 +27,11 @@ def rig_run(tmp_path_factory):
         yield vrig, workdir
 
 
-def test_realtime_and_real_kubelet_scenarios_pass_on_a_virtual_rig(rig_run, pytester):
+def test_realtime_and_real_kubelet_scenarios_pass_on_a_virtual_rig(rig_run):
     vrig, workdir = rig_run
     report = workdir / "report"
-    result, doc = run_suite(pytester, vrig.rig_path, report, "-m", "realtime or needs-real-kubelet")
-    out = result.stdout.str()
+    run = run_suite(vrig.rig_path, report, "-m", "realtime or needs-real-kubelet")
+    out, doc = run.output, run.doc
     scenarios = scenario_results(doc)
     assert scenarios, f"no scenario ran:\n{out[-3000:]}"
     bad = {name: s for name, s in scenarios.items() if s["status"] != "passed"}
@@ -59,3 +57,4 @@ def test_realtime_and_real_kubelet_scenarios_pass_on_a_virtual_rig(rig_run, pyte
     props = [p.get("name") for p in junit.iter("property")]
     assert "console node-a" in props and "console cp" in props
     assert 'href="logs/' in (report / "index.html").read_text()
+    assert run.returncode == 0, out[-3000:]
