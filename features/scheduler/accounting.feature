@@ -134,8 +134,8 @@ Feature: What the scheduler subtracts from a node's report
         | resource | quantity |
         | memory   | 80Ki     |
       When pod "a" <ends>
-      # deleting it is a pod write after the node's last status write
-      And I delete pod "a"
+      # a pod write after the node's last status write
+      And I label pod "a" with "example.com/archived=yes"
       And I create a pod "p" requesting:
         | resource | quantity |
         | memory   | 90Ki     |

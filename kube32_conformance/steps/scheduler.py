@@ -160,3 +160,12 @@ def events_listed(k32, name, datatable):
             shown = [{key: row.get(key) for key in want} for row in rows]
             assert want in shown, f"no row {want}; rows show {shown}"
     k32.eventually(check, f'events listed by involvedObject.name "{name}"')
+
+
+@when(step('I label pod "{name}" with "{label}"'))
+def label_pod(k32, name, label):
+    """A user's write to the pod (metadata only): it leaves the pod's status as it was."""
+    key, sep, value = label.partition("=")
+    if not sep:
+        raise ValueError(f"labels are written key=value; got {label!r}")
+    k32.api.patch("Pod", k32.name(name), {"metadata": {"labels": {key: value}}}, k32.ns)
