@@ -60,6 +60,18 @@ Feature: DaemonSet placement
       Then the DaemonSet "d" has a pod on node "esp-a"
       And the DaemonSet "d" has an unbound pod for node "esp-b"
 
+    @interpretation
+    Scenario: a pod that fails is replaced on its node
+      # Our reading (as upstream): a finished pod no longer counts as the node's pod.
+      Given these Ready nodes:
+        | name  | memory |
+        | esp-a | 200Ki  |
+      And the DaemonSet "d" is created
+      And the DaemonSet "d" pods are running and ready
+      When the DaemonSet "d" pod on node "esp-a" fails
+      And 3 seconds pass
+      Then the DaemonSet "d" pod on node "esp-a" is replaced
+
   @clause-DS-HOSTNAME-SELECTOR @interpretation
   Rule: each pod is pinned with kubernetes.io/hostname=<node name> next to the template's selector
 
