@@ -111,18 +111,15 @@ def _noexecute_taint(k32, node: str) -> dict:
 
 
 def _time_added(k32, node: str) -> float:
-    """The live taint's timeAdded; once the taint is gone (recovery), the one an earlier step saw."""
+    """The NoExecute taint's timeAdded as this scenario first saw it (so a target that rewrites it,
+    e.g. on a restart, cannot move the scenario's deadlines along with it)."""
     noted = k32.notes.setdefault(NOTES, {})
-    try:
+    if node not in noted:
         taint = _noexecute_taint(k32, node)
-    except AssertionError:
-        if node in noted:
-            return timefmt.parse(noted[node])
-        raise
-    text = taint.get("timeAdded")
-    assert text, f"the NoExecute taint on node {node} has no timeAdded: {taint}"
-    noted.setdefault(node, text)
-    return timefmt.parse(text)
+        text = taint.get("timeAdded")
+        assert text, f"the NoExecute taint on node {node} has no timeAdded: {taint}"
+        noted[node] = text
+    return timefmt.parse(noted[node])
 
 
 def _advance_to(k32, at: float, what: str) -> None:

@@ -30,6 +30,8 @@ _remove_unreachable_taints = rules.remove_unreachable_taints
 _add_default_tolerations = defaults.add_default_tolerations
 _tolerates_default = defaults.tolerates
 _evict = node_lifecycle.NodeLifecycleController.evict
+_evict_pods = node_lifecycle.NodeLifecycleController.evict_pods
+_reconcile = node_lifecycle.NodeLifecycleController.reconcile
 
 
 # -- NotReady ---------------------------------------------------------------------------------
@@ -236,3 +238,74 @@ def _(mp):
 @fault("evict-finished-pods", breaks=["NODE-LEAVES-FINISHED-PODS"])
 def _(mp):
     mp.setattr(rules, "exempt", lambda pod: rules.owned_by_daemonset(pod))
+
+
+# -- recovery ---------------------------------------------------------------------------------
+@fault("no-nodeready-event", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
+def _(mp):
+    def quiet(node, now):
+        _mark_reachable(node, now)
+        return []
+    mp.setattr(rules, "mark_reachable", quiet)
+
+
+@fault("recovery-keeps-noexecute", breaks=["NODE-RECOVERY-CLEARS-TAINTS", "NODE-RECOVERY-PODS-STAY"])
+def _(mp):
+    def keep_noexecute(node):
+        kept = [t for t in (node.get("spec") or {}).get("taints") or []
+                if (t.get("key"), t.get("effect")) == (rules.constants.TAINT_UNREACHABLE, rules.NO_EXECUTE)]
+        _remove_unreachable_taints(node)
+        if kept:
+            node.setdefault("spec", {})["taints"] = [*(node["spec"].get("taints") or []), *kept]
+    mp.setattr(rules, "remove_unreachable_taints", keep_noexecute)
+
+
+@fault("recovery-leaves-ready-unknown", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
+def _(mp):
+    def taints_only(node, now):
+        _remove_unreachable_taints(node)
+        return [rules.status_change_event(node["metadata"]["name"], "NodeReady")]
+    mp.setattr(rules, "mark_reachable", taints_only)
+
+
+@fault("recovery-unbinds-pods", breaks=["NODE-RECOVERY-PODS-STAY"])
+def _(mp):
+    def unbind(self, node, pods, now):
+        if not rules.evicting_taints(node) and not rules.marked_unknown(node):
+            for pod in pods:
+                if rules.exempt(pod):
+                    continue
+                self.evict(pod, node, {"key": rules.constants.TAINT_UNREACHABLE, "effect": "NoExecute"}, now)
+            return
+        _evict_pods(self, node, pods, now)
+    mp.setattr(node_lifecycle.NodeLifecycleController, "evict_pods", unbind)
+
+
+# -- restart ----------------------------------------------------------------------------------
+@fault("restart-without-grace", breaks=["NODE-RESTART-GRACE"])
+def _(mp):
+    mp.setattr(rules, "clamp_renewal",
+               lambda renew_time, earliest, latest: timefmt.parse(renew_time) if renew_time else earliest)
+
+
+@fault("restart-forgives-timed-out-nodes", breaks=["NODE-RESTART-GRACE"])
+def _(mp):
+    def forgiving(node, renew_time, threshold, since):
+        return rules.Renewals(renew_time, since)
+    mp.setattr(rules, "first_sight", forgiving)
+
+
+@fault("restart-resets-time-added", breaks=["NODE-RESTART-KEEPS-TIMEADDED"])
+def _(mp):
+    def restamp(self, now):
+        if self._passes == 0:
+            for node in self.cp.store.list("nodes"):
+                taints = (node.get("spec") or {}).get("taints") or []
+                if any(t.get("effect") == rules.NO_EXECUTE for t in taints):
+                    node = self.cp.store.get("nodes", "", node["metadata"]["name"])
+                    for t in node["spec"]["taints"]:
+                        if t.get("effect") == rules.NO_EXECUTE:
+                            t["timeAdded"] = timefmt.rfc3339(now)
+                    self.cp.store.update("nodes", node)
+        _reconcile(self, now)
+    mp.setattr(node_lifecycle.NodeLifecycleController, "reconcile", restamp)

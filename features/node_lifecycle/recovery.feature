@@ -1,0 +1,78 @@
+@area-node_lifecycle
+Feature: A renewed Lease brings an unreachable node back
+  When a timed-out node renews its Lease again, the controller removes both unreachable taints
+  (NoSchedule and NoExecute), the node is Ready again and a NodeReady event is recorded. Pods
+  that were still bound to the node stay bound and keep running.
+
+  Background:
+    Given a kube32 control plane
+    And these Ready nodes:
+      | name   | memory |
+      | node-a | 200Ki  |
+    And pod "web" is running on node "node-a"
+    When half a check interval passes
+    And node "node-a" renews its lease for the last time
+    And the lease duration passes
+    And the NoExecute delay passes
+    And the lifecycle check interval passes
+    Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
+
+  @clause-NODE-RECOVERY-CLEARS-TAINTS
+  Rule: a renewal removes both unreachable taints, makes the node Ready and records NodeReady
+
+    Scenario: both taints go within one check of the renewal
+      When the NoExecute taint on node "node-a" is 60 seconds old
+      And node "node-a" renews its lease again
+      Then there is no "NodeReady" event about node "node-a"
+      When the lifecycle check interval passes
+      Then node "node-a" has no taint "node.kubernetes.io/unreachable:NoExecute"
+      And node "node-a" has no taint "node.kubernetes.io/unreachable:NoSchedule"
+      And node "node-a" is Ready
+      And there is a "Normal" event "NodeReady" about node "node-a"
+
+    Scenario: the recovered node stays Ready while it keeps renewing
+      # a controller that recovers the node only for one check would time it out again
+      When the NoExecute taint on node "node-a" is 60 seconds old
+      And node "node-a" renews its lease again
+      And 60 seconds pass
+      Then node "node-a" stays Ready
+      And node "node-a" has no taint "node.kubernetes.io/unreachable:NoSchedule"
+
+    @interpretation
+    Scenario: the controller writes Ready back with the kubelet's reason; the event reads as upstream's
+      When the NoExecute taint on node "node-a" is 60 seconds old
+      And node "node-a" renews its lease again
+      And the lifecycle check interval passes
+      Then node "node-a" has condition "Ready" "True" with reason "KubeletReady"
+      And a "Normal" event "NodeReady" about node "node-a" says:
+        """
+        Node node-a status is now: NodeReady
+        """
+      And the "NodeReady" event about node "node-a" comes from "node-controller"
+
+    @interpretation
+    Scenario: recovery also happens after evictions have started
+      When I create a pod "gone" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
+        """
+      And the lifecycle check interval passes
+      Then pod "gone" is not bound
+      When node "node-a" renews its lease again
+      And the lifecycle check interval passes
+      Then node "node-a" has no taint "node.kubernetes.io/unreachable:NoExecute"
+      And node "node-a" is Ready
+
+  @clause-NODE-RECOVERY-PODS-STAY
+  Rule: pods still bound when the node recovers stay bound and keep running
+
+    Scenario: a pod with the default toleration outlives its eviction time after recovery
+      When the NoExecute taint on node "node-a" is 100 seconds old
+      And node "node-a" renews its lease again
+      # the taint is gone now; eviction would have been due at 300 s
+      And the NoExecute taint on node "node-a" is just over 300 seconds old
+      Then pod "web" still runs on node "node-a"
