@@ -44,8 +44,12 @@ def wants_table() -> bool:
     return "as=Table" in accept
 
 
-def _row_object(obj: dict) -> dict | None:
-    mode = request.args.get("includeObject", "Metadata")
+def include_object() -> str:
+    """``includeObject``: Metadata (default), Object or None."""
+    return request.args.get("includeObject", "Metadata")
+
+
+def _row_object(obj: dict, mode: str) -> dict | None:
     if mode == "None":
         return None
     if mode == "Object":
@@ -56,10 +60,11 @@ def _row_object(obj: dict) -> dict | None:
 def table(cp, resource, items: list[dict], resource_version: str | None = None, columns: bool = True) -> dict:
     cols, printer = PRINTERS.get(resource.kind, (DEFAULT_COLUMNS, _default))
     now = cp.clock.now()
+    mode = include_object()
     rows = []
     for obj in items:
         row = {"cells": printer(obj, now)}
-        ro = _row_object(obj)
+        ro = _row_object(obj, mode)
         if ro is not None:
             row["object"] = ro
         rows.append(row)
