@@ -26,6 +26,24 @@ Feature: Scaling a Deployment and deleting it
         | field    | value |
         | replicas | 2     |
 
+    Scenario: terminating pods are neither counted nor deleted again
+      # The kubelet holds the deleted pods in Terminating. Rules out counting terminating pods
+      # (the next pass would see 4 pods and delete the 2 live ones as well, and the status would
+      # say 4) and creating replacements for them (there would be 4 live pods again).
+      Given Deployment pods are kept terminating by their kubelets
+      And the Deployment "web" is created with 4 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" is scaled to 2 replicas
+      And 3 seconds pass
+      Then the Deployment "web" has 2 pods
+      And the Deployment "web" has 2 terminating pods
+      And the Deployment "web" status shows:
+        | field               | value |
+        | replicas            | 2     |
+        | readyReplicas       | 2     |
+        | unavailableReplicas | 0     |
+
     Scenario: scaling to 0 deletes every pod
       Given the Deployment "web" is created with 2 replicas
       When the deployment interval passes

@@ -198,6 +198,14 @@ def auto_start(k32):
         kubelet.auto_start = True
 
 
+@given("Deployment pods are kept terminating by their kubelets")
+def hold_terminating(k32):
+    """The kubelets do not confirm graceful deletions: deleted bound pods stay terminating."""
+    assert k32.kubelets, "register the nodes first"
+    for kubelet in k32.kubelets.values():
+        kubelet.hold_terminating = True
+
+
 def _start(k32, name: str, n: int | None) -> None:
     def enough() -> list[dict]:
         ready_to_start = pending_bound(pods_of(k32, name))
@@ -255,6 +263,14 @@ def pods_are(k32, name, datatable):
             got[key] = got.get(key, 0) + 1
         assert got == expected, f"pods by (image, ready): {sorted(got.items())}, expected {sorted(expected.items())}"
     k32.eventually(check, f'Deployment "{name}" pods')
+
+
+@then(parsers.re(rf"the Deployment {NAME} has (?P<n>\d+) terminating pods?"))
+def has_terminating(k32, name, n):
+    def check():
+        pods = [p for p in pods_of(k32, name, include_terminating=True) if terminating(p)]
+        assert len(pods) == int(n), f"{len(pods)} terminating: {describe(pods)}"
+    k32.eventually(check, f'Deployment "{name}" with {n} terminating pods')
 
 
 @then(step('the Deployment "{name}" has no pods left'))

@@ -131,6 +131,11 @@ def _(mp):
     mp.setattr(dp, "plan", plan)
 
 
+@fault("deployment-counts-terminating-pods", breaks=["DEPLOY-DELETE-SURPLUS"])
+def _(mp):
+    mp.setattr(dp, "active_pods", lambda owned: [p for p in owned if not dp.is_finished(p)])
+
+
 @fault("deployment-deletes-newest-first", breaks=["DEPLOY-SURPLUS-ORDER"])
 def _(mp):
     def order(pods, current):
