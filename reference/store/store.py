@@ -21,6 +21,11 @@ _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 Listener = Callable[[str, str, dict], None]   # (event type, resource key, object)
 
 
+def generation_moves(old: dict, new: dict) -> bool:
+    """``metadata.generation`` counts spec changes only (not metadata, not status)."""
+    return new.get("spec") != old.get("spec")
+
+
 def _names(res: str) -> tuple[str, str]:
     r = BY_KEY.get(res)
     return (r.plural, r.group) if r else (res, "")
@@ -180,7 +185,7 @@ class Store:
                 if key in old_meta and key not in meta:
                     meta[key] = old_meta[key]
             generation = old_meta.get("generation", 1)
-            if obj.get("spec") != old.get("spec"):
+            if generation_moves(old, obj):
                 generation += 1
             meta["generation"] = generation
             meta["resourceVersion"] = old_meta["resourceVersion"]
