@@ -91,7 +91,11 @@ class DeploymentController:
             deployments = cp.store.list(DEPLOYMENTS)
             apply(cp, deployment_plan.orphans(cp.store.list(PODS), deployments), now)
             for deployment in deployments:
-                self.sync(deployment, now)
+                try:
+                    self.sync(deployment, now)
+                except (ValueError, TypeError):   # e.g. maxUnavailable "25" (no %): skip only this one
+                    meta = deployment["metadata"]
+                    log.exception("Deployment %s/%s cannot be reconciled", meta.get("namespace"), meta["name"])
 
     def sync(self, deployment: dict, now: float) -> None:
         cp = self.cp

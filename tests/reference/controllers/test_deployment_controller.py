@@ -240,3 +240,13 @@ def test_scaling_a_complete_deployment_keeps_it_complete(cp):
     h.scale(cp, 3)
     h.passes(cp)
     assert cond(cp, "Progressing")["reason"] == reasons.DEPLOY_COMPLETE
+
+
+def test_a_broken_deployment_does_not_stop_the_others(cp):
+    h.create_deployment(cp, h.deployment("bad", uid="b", replicas=2, strategy=h.rolling(max_unavailable="25")))
+    h.create_deployment(cp, h.deployment("web", replicas=2))
+    h.passes(cp)
+    assert len(h.pods_of(cp, "web")) == 2
+    h.update_template(cp, "v2", "bad")                   # the rollout needs the (invalid) budget
+    h.passes(cp)
+    assert len(h.pods_of(cp, "web")) == 2
