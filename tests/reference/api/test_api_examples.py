@@ -29,3 +29,13 @@ def test_example_is_created_as_written(api, path):
     assert stored["metadata"]["name"] == doc["metadata"]["name"]
     assert stored["spec"] == doc["spec"]
     assert validate.validate(stored) == []
+
+
+def test_the_repository_copy_of_the_documents_example_is_the_same():
+    """The document names the file ``examples/oversized-pod.yaml``; the repository keeps that path
+    for the kubectl transcript and the packaged copy here. They must not drift apart."""
+    repo_copy = Path(__file__).resolve().parents[3] / "examples" / "oversized-pod.yaml"
+    if not repo_copy.is_file():
+        pytest.skip("no repository-level examples/ folder in this checkout (installed package)")
+    packaged = next(p for p in EXAMPLES if p.name == "oversized-pod.yaml")
+    assert repo_copy.read_text() == packaged.read_text()
