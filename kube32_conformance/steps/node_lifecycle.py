@@ -295,3 +295,19 @@ def node_event_once(k32, name, reason):
         counts = [e.get("count", 1) for e in events]
         assert counts == [1], f"{reason} events about node {name} have counts {counts}"
     k32.consistently(check, f'one {reason} event about node "{name}"')
+
+
+# -- a DaemonSet whose template limits its unreachable toleration --------------------------------
+@given(step('a DaemonSet "{name}" whose pods tolerate "{taint}" for {seconds:d} seconds'))
+def daemonset_with_limited_toleration(k32, name, taint, seconds):
+    """A DaemonSet (the workload steps' manifest) whose pod template carries one toleration of
+    ``key:effect`` with tolerationSeconds, so only the DaemonSet exemption can keep its pods."""
+    from kube32_conformance.steps._util import remember_create
+    from kube32_conformance.steps.workloads import daemonset_manifest
+
+    key, _, effect = taint.partition(":")
+    manifest = daemonset_manifest(k32, name)
+    manifest["spec"]["template"]["spec"]["tolerations"] = [
+        {"key": key, "operator": "Exists", "effect": effect, "tolerationSeconds": seconds}]
+    answer = remember_create(k32, name, manifest)
+    assert isinstance(answer, dict), f"the DaemonSet was not created: {answer}"

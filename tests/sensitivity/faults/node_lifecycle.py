@@ -309,3 +309,40 @@ def _(mp):
                     self.cp.store.update("nodes", node)
         _reconcile(self, now)
     mp.setattr(node_lifecycle.NodeLifecycleController, "reconcile", restamp)
+
+
+# -- default tolerations and exemptions -------------------------------------------------------
+@fault("no-default-tolerations", breaks=["NODE-DEFAULT-TOLERATIONS", "NODE-DEFAULT-TOLERATIONS-ONLY-MISSING"])
+def _(mp):
+    mp.setattr(defaults, "apply_default_tolerations", lambda pod, profile: pod)
+
+
+@fault("default-tolerations-reversed", breaks=["NODE-DEFAULT-TOLERATIONS"])
+def _(mp):
+    mp.setattr(defaults, "DEFAULT_TOLERATION_KEYS", tuple(reversed(defaults.DEFAULT_TOLERATION_KEYS)))
+
+
+@fault("default-tolerations-added-blindly", breaks=["NODE-DEFAULT-TOLERATIONS-ONLY-MISSING"])
+def _(mp):
+    mp.setattr(defaults, "tolerates", lambda tolerations, key, effect="NoExecute": False)
+
+
+@fault("controllers-skip-default-tolerations", breaks=["NODE-DEFAULT-TOLERATIONS-CONTROLLERS"])
+def _(mp):
+    from reference.controllers import deployment_plan, job_plan
+
+    for module in (deployment_plan, job_plan):
+        mp.setattr(module, "add_default_tolerations", lambda pod, seconds: pod)
+
+
+@fault("daemonset-tolerations-expire", breaks=["NODE-DAEMONSET-TOLERATIONS"])
+def _(mp):
+    from reference.controllers import daemonset_plan
+
+    mp.setattr(daemonset_plan, "add_default_tolerations",
+               lambda pod, seconds: _add_default_tolerations(pod, 300))
+
+
+@fault("evict-daemonset-pods", breaks=["NODE-LEAVES-DAEMONSET-PODS"])
+def _(mp):
+    mp.setattr(rules, "exempt", lambda pod: (pod.get("status") or {}).get("phase") in rules.TERMINAL_PHASES)
