@@ -10,9 +10,33 @@ Feature: Rolling out a changed template
       | name   | memory |
       | node-a | 2000Ki |
 
-  @clause-DEPLOY-ONE-STALE-PER-PASS @interpretation @needs-manual-clock
+  @clause-DEPLOY-ONE-STALE-PER-PASS @interpretation
   Rule: each pass replaces at most one stale pod
 
+    Scenario: stale pods are deleted in different passes
+      # Works on any clock: the kubelet keeps deleted pods Terminating, and each deletion is
+      # stamped with its time. Rules out deleting every stale pod in one pass (one second for
+      # all three) and two per pass (two share a second).
+      Given Deployment pods are kept terminating by their kubelets
+      And the Deployment "web" is created with:
+        """
+        spec:
+          replicas: 3
+          strategy:
+            type: RollingUpdate
+            rollingUpdate:
+              maxUnavailable: 3
+        """
+      When the deployment interval passes
+      Then the Deployment "web" has 3 pods
+      When the Deployment "web" image changes to "kube32/app:2"
+      And 5 seconds pass
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:2 | False | 3     |
+      And the Deployment "web" terminating pods were deleted in 3 different seconds
+
+    @needs-manual-clock
     Scenario: with an unlimited budget one pod is replaced per interval
       # maxUnavailable 3 of 3 takes the budget out of play. Rules out replacing every stale pod
       # in one pass (3 new pods after the first interval) and replacing none.
@@ -43,6 +67,7 @@ Feature: Rolling out a changed template
         | image        | ready | count |
         | kube32/app:2 | False | 3     |
 
+    @needs-manual-clock
     Scenario: with the default budget and pods that start at once, one stale pod fewer per interval
       # 4 replicas: budget 1, surge 1. Rules out replacing all at once and replacing the whole
       # budget (1 pod) plus the surge (1 pod) in one pass, which would leave 2 stale pods after

@@ -16,7 +16,7 @@ from pytest_bdd import given, parsers, then, when
 
 from kube32_conformance.errors import ApiStatusError
 from kube32_conformance.steps._util import DEFAULT_IMAGE, labels, rows, step
-from spec import constants
+from spec import constants, timefmt
 
 HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"            # upstream's rand.SafeEncodeString alphabet
 HASH_PATTERN = re.compile(rf"^[{HASH_ALPHABET}]{{1,10}}$")
@@ -271,6 +271,20 @@ def has_terminating(k32, name, n):
         pods = [p for p in pods_of(k32, name, include_terminating=True) if terminating(p)]
         assert len(pods) == int(n), f"{len(pods)} terminating: {describe(pods)}"
     k32.eventually(check, f'Deployment "{name}" with {n} terminating pods')
+
+
+@then(parsers.re(rf"the Deployment {NAME} terminating pods were deleted in (?P<n>\d+) different seconds"))
+def deleted_apart(k32, name, n):
+    """When each terminating pod was deleted: deletionTimestamp minus deletionGracePeriodSeconds
+    (whole seconds). One deletion per pass puts each in a second of its own."""
+    def check():
+        pods = [p for p in pods_of(k32, name, include_terminating=True) if terminating(p)]
+        assert len(pods) == int(n), f"{len(pods)} terminating pods: {describe(pods)}"
+        seconds = sorted(timefmt.parse(p["metadata"]["deletionTimestamp"])
+                         - int(p["metadata"].get("deletionGracePeriodSeconds") or 0) for p in pods)
+        assert len(set(seconds)) == int(n), \
+            f"deleted at {[timefmt.rfc3339(t) for t in seconds]}: some in the same second"
+    k32.eventually(check, f'Deployment "{name}" deletions one per second')
 
 
 @then(step('the Deployment "{name}" has no pods left'))
