@@ -230,6 +230,7 @@ def create(t: Target) -> Response:
 
 def _create(cp, r: Resource, obj: dict) -> Response:
     strategy.prepare_for_create(r.kind, obj)
+    strategy.apply_defaults(r.kind, obj)
     _validate(r, obj)
     with cp.store.lock:
         ns = obj["metadata"].get("namespace")
@@ -272,6 +273,7 @@ def _merge_for_update(r: Resource, sub: str | None, old: dict, new: dict) -> dic
 
 def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
     new = _merge_for_update(r, t.sub, old, new)
+    strategy.apply_defaults(r.kind, new)
     _validate(r, new)
     if t.sub is None:
         cp.admit(r.key, new, old, "UPDATE")

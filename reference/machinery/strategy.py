@@ -1,9 +1,12 @@
-"""What the API server does to an object before storing it, per kind (upstream's REST strategies).
+"""What the API server does to an object before storing it, per kind (upstream's REST strategies
+and the few upstream defaults kubectl output relies on).
 
 On create, users cannot set status: upstream resets it (a Pod starts ``Pending`` with its QoS
 class, a Namespace ``Active``; Deployments, DaemonSets, Jobs and Services start with an empty
 status). Nodes keep theirs, because the kubelet registers a Node with its status. Pods are deleted
-gracefully only when bound to a node and not yet finished.
+gracefully only when bound to a node and not yet finished. ``apply_defaults`` fills what upstream's
+defaulting fills and ``kubectl describe``/``get`` print: the protocol of container and Service ports
+(``TCP``) and a Service's type (``ClusterIP``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from __future__ import annotations
 from spec import quantities
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
+DEFAULT_PROTOCOL = "TCP"
+DEFAULT_SERVICE_TYPE = "ClusterIP"
+TEMPLATED_KINDS = ("Deployment", "DaemonSet", "Job")
 QOS_RESOURCES = ("cpu", "memory")
 STATUS_KEPT_ON_CREATE = ("Node",)
 
@@ -70,3 +76,33 @@ def deletes_gracefully(pod: dict) -> bool:
     """A pod bound to a node and not finished waits for its kubelet; others go at once."""
     phase = (pod.get("status") or {}).get("phase")
     return bool((pod.get("spec") or {}).get("nodeName")) and phase not in TERMINAL_PHASES
+
+
+def _default_ports(ports: object) -> None:
+    for port in ports if isinstance(ports, list) else []:
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = DEFAULT_PROTOCOL
+
+
+def _default_pod_spec(spec: object) -> None:
+    if not isinstance(spec, dict):
+        return
+    for key in ("initContainers", "containers"):
+        for c in spec.get(key) or []:
+            if isinstance(c, dict):
+                _default_ports(c.get("ports"))
+
+
+def apply_defaults(kind: str, obj: dict) -> dict:
+    """Upstream defaults for port protocols and the Service type (in place; returns ``obj``)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return obj
+    if kind == "Pod":
+        _default_pod_spec(spec)
+    elif kind in TEMPLATED_KINDS:
+        _default_pod_spec((spec.get("template") or {}).get("spec") if isinstance(spec.get("template"), dict) else None)
+    elif kind == "Service":
+        spec.setdefault("type", DEFAULT_SERVICE_TYPE)
+        _default_ports(spec.get("ports"))
+    return obj

@@ -105,7 +105,7 @@ def test_strategic_merge_patch_as_kubectl_apply_sends_it(api):
     resp = api.patch(f"{PODS}/web", smp, content_type="application/strategic-merge-patch+json")
     assert resp.status_code == 200, resp.json
     containers = resp.json["spec"]["containers"]
-    assert containers == [{"name": "nginx", "image": "nginx:1.26", "ports": [{"containerPort": 80}]}]
+    assert containers == [{"name": "nginx", "image": "nginx:1.26", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]
     assert resp.json["metadata"]["annotations"][LAST_APPLIED] == new_last_applied
     assert api.get(f"{PODS}/web").json["metadata"]["annotations"][LAST_APPLIED] == new_last_applied
 
@@ -296,3 +296,20 @@ def test_generate_name(api):
     body["metadata"] = {"generateName": "web-"}
     created = api.post(PODS, body).json
     assert created["metadata"]["name"].startswith("web-") and len(created["metadata"]["name"]) == 9
+
+
+def test_upstream_defaults_for_ports_and_service_type(api):
+    created = api.create_pod("web", containers=[{"name": "a", "ports": [{"containerPort": 80},
+                                                                      {"containerPort": 53, "protocol": "UDP"}]}])
+    assert created["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"},
+                                                         {"containerPort": 53, "protocol": "UDP"}]
+    svc = api.post("/api/v1/namespaces/default/services",
+                   {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                    "spec": {"selector": {"app": "a"}, "ports": [{"port": 80}]}}).json
+    assert svc["spec"]["type"] == "ClusterIP" and svc["spec"]["ports"] == [{"port": 80, "protocol": "TCP"}]
+    d = deployment("d")
+    d["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 8080}]
+    created = api.post(DEPLOYS, d).json
+    assert created["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 8080, "protocol": "TCP"}]
+    patched = api.patch(f"{PODS}/web", {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 81}]}]}})
+    assert patched.json["spec"]["containers"][0]["ports"] == [{"containerPort": 81, "protocol": "TCP"}]
