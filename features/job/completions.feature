@@ -1,4 +1,4 @@
-@area-job @needs-exclusive-nodes
+@area-job
 Feature: Job completions and parallelism
   A Job starts pods from its template until `completions` of them (default 1) have Succeeded, with
   at most `parallelism` (default 1) active at a time; then it gets the Complete condition and a

@@ -1,4 +1,4 @@
-@area-job @needs-exclusive-nodes
+@area-job
 Feature: Job failures and the backoff limit
   Each pod that ends in phase Failed counts against the Job's backoffLimit (default 6) and is
   replaced while the limit holds. When the failures exceed the limit the Job's active pods are

@@ -33,7 +33,7 @@ Feature: Job admission, pods and deletion
         | Never     |
         | OnFailure |
 
-  @clause-NODE-DEFAULT-TOLERATIONS-CONTROLLERS @needs-exclusive-nodes
+  @clause-NODE-DEFAULT-TOLERATIONS-CONTROLLERS
   Rule: Job pods carry the default not-ready and unreachable tolerations
 
     Scenario: a Job pod tolerates both taints for the default time
@@ -45,7 +45,7 @@ Feature: Job admission, pods and deletion
       Then the Job "j" pods tolerate "node.kubernetes.io/not-ready:NoExecute" for the default toleration seconds
       And the Job "j" pods tolerate "node.kubernetes.io/unreachable:NoExecute" for the default toleration seconds
 
-  @clause-JOB-GC-ON-DELETE @needs-exclusive-nodes
+  @clause-JOB-GC-ON-DELETE
   Rule: deleting the Job deletes its pods
 
     Scenario: running and finished pods follow their Job

@@ -114,8 +114,14 @@ def daemonset_manifest(k32, name: str, *, node_selector: dict | None = None, str
 
 
 def job_manifest(k32, name: str, fields: dict[str, str]) -> dict:
+    """A Job with a one-container template. When the scenario has exactly one node, the template is
+    pinned to it (hostname node selector) so the Job's pods never land on someone else's node on a
+    shared target; the Job rules do not depend on where its pods run."""
     policy = fields.get("restartPolicy", "Never")
     spec: dict = {"template": template(name, None if policy in UNSET else policy)}
+    if len(k32.kubelets) == 1:
+        (node,) = k32.kubelets
+        spec["template"]["spec"]["nodeSelector"] = {constants.HOSTNAME_LABEL: node}
     for key in ("completions", "parallelism", "backoffLimit"):
         value = fields.get(key, "")
         if value not in UNSET:
