@@ -146,6 +146,22 @@ def test_get_nodes(kubectl):
             "<unknown>", "kube32://1.0"] in rows
 
 
+def test_cordon_and_taint_a_node(kubectl):
+    try:
+        assert kubectl.out("cordon", "node-b").strip() == "node/node-b cordoned"
+        _, rows = table(kubectl.out("get", "node", "node-b"))
+        assert rows[0][:2] == ["node-b", "Ready,SchedulingDisabled"]
+        kubectl.out("taint", "nodes", "node-b", "a=1:NoSchedule", "b=2:NoExecute")
+        kubectl.out("taint", "nodes", "node-b", "a-")          # taints are an atomic list: a goes
+        taints = json.loads(kubectl.out("get", "node", "node-b", "-o", "jsonpath={.spec.taints}"))
+        assert taints == [{"effect": "NoExecute", "key": "b", "value": "2"}]
+    finally:
+        kubectl.run("uncordon", "node-b", check=False)
+        kubectl.run("taint", "nodes", "node-b", "b-", check=False)
+    _, rows = table(kubectl.out("get", "node", "node-b"))
+    assert rows[0][:2] == ["node-b", "Ready"]
+
+
 def test_describe_pod_shows_its_events(kubectl, kubelet, namespace, tmp_path):
     ns = ["-n", namespace]
     kubectl.out("apply", "-f", manifest("pod.yaml", tmp_path), *ns)
