@@ -1,10 +1,14 @@
-@area-daemonset @needs-exclusive-nodes
+@area-daemonset
 Feature: DaemonSet placement
   A DaemonSet runs one pod on every node whose labels match its template's nodeSelector. Each pod
   is pinned to its node with a kubernetes.io/hostname node selector, labelled with the template's
   controller-revision-hash, and owned by the DaemonSet. Nodes that join get a pod; nodes that are
   deleted or stop matching lose theirs; an unreachable node keeps its pod. Deleting the DaemonSet
   deletes its pods.
+
+  On a target shared with other nodes the runner fences each DaemonSet to the scenario's nodes (a
+  scenario label on those nodes, required by the template's nodeSelector); the selector checks
+  below then expect that extra term as well.
 
   Background:
     Given a kube32 control plane
@@ -26,6 +30,7 @@ Feature: DaemonSet placement
       # Ruled out: a controller that adds a pod on every pass.
       Then the DaemonSet "d" has pods on exactly nodes "esp-a, esp-c"
 
+    @needs-exclusive-nodes
     Scenario: without a nodeSelector every node gets a pod
       Given these Ready nodes:
         | name  | memory | labels   |

@@ -1,4 +1,4 @@
-@area-daemonset @needs-exclusive-nodes
+@area-daemonset
 Feature: DaemonSet template updates
   Under RollingUpdate (the default) a template change replaces pods node by node: at most
   maxUnavailable nodes (default 1; a percentage of the matching nodes, rounded up) are without a

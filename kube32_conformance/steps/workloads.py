@@ -17,6 +17,9 @@ from kube32_conformance.steps._util import DEFAULT_IMAGE, labels, remember_creat
 from spec import constants
 
 HASH = constants.CONTROLLER_REVISION_HASH_LABEL
+# On a shared target (other nodes present) DaemonSets are fenced to the scenario's nodes: those
+# nodes get this label (value: the scenario namespace) and the template's nodeSelector requires it.
+FENCE_LABEL = "conformance.kube32.io/scenario"
 UNSET = ("", "unset", "default", "-")
 WRITE_RETRIES = 5
 MAX_ROUNDS = 40          # workload intervals a Job is driven for before a driver step gives up
@@ -142,8 +145,24 @@ def start_if_pending(k32, pod: dict) -> dict:
 
 
 # == DaemonSet: creating and changing =============================================================
-def _ds_create(k32, name, **kw):
-    create_or_fail(k32, name, daemonset_manifest(k32, name, **kw))
+def fenced(k32) -> bool:
+    """Does this scenario share the node set with others (so DaemonSets must be fenced)?"""
+    return not k32.has("exclusive-nodes")
+
+
+def fence(k32) -> dict[str, str]:
+    """Label the scenario's nodes with the fence label and return the selector term (empty when
+    the scenario owns every node)."""
+    if not fenced(k32):
+        return {}
+    for node in k32.kubelets:
+        k32.api.patch("Node", node, {"metadata": {"labels": {FENCE_LABEL: k32.ns}}})
+    return {FENCE_LABEL: k32.ns}
+
+
+def _ds_create(k32, name, node_selector: dict | None = None, **kw):
+    selector = {**fence(k32), **(node_selector or {})}
+    create_or_fail(k32, name, daemonset_manifest(k32, name, node_selector=selector or None, **kw))
 
 
 @given(step('the DaemonSet "{name}" is created'))
@@ -418,9 +437,11 @@ def ds_pod_replaced(k32, name, node):
 
 @then(step('the DaemonSet "{name}" pod on node "{node}" has node selector "{selector}"'))
 def ds_pod_node_selector(k32, name, node, selector):
+    wanted = {**labels(selector), **({FENCE_LABEL: k32.ns} if fenced(k32) else {})}
+
     def check():
         got = ds_pod_on(k32, name, node)["spec"].get("nodeSelector") or {}
-        assert got == labels(selector), f"spec.nodeSelector is {got}"
+        assert got == wanted, f"spec.nodeSelector is {got}"
     k32.eventually(check, f'DaemonSet "{name}" pod on "{node}" node selector')
 
 
@@ -717,8 +738,9 @@ def job_pods_tolerate(k32, name, taint):
 @when(step('node "{name}" joins with labels "{node_labels}"'))
 def node_joins(k32, name, node_labels):
     """A Ready node registers mid-scenario (the common "these Ready nodes" is a Given only)."""
+    fence_term = {FENCE_LABEL: k32.ns} if fenced(k32) else {}
     k32.add_kubelet(name).register(capacity={"memory": "200Ki"}, allocatable={"memory": "200Ki"},
-                                   labels=labels(node_labels))
+                                   labels={**labels(node_labels), **fence_term})
 
 
 @when(step('node "{name}" is deleted'))
