@@ -158,9 +158,18 @@ class WorkloadController:
             by_owner = pods_by_owner(list(store.list(PODS)))
             delete_orphans(self.cp, {o["metadata"]["uid"] for o in daemonsets + jobs}, by_owner, now)
             for ds in daemonsets:
-                sync_daemonset(self.cp, ds, nodes, by_owner.get(ds["metadata"]["uid"], []), now)
+                self._isolated(sync_daemonset, ds, nodes, by_owner.get(ds["metadata"]["uid"], []), now)
             for job in jobs:
-                sync_job(self.cp, job, by_owner.get(job["metadata"]["uid"], []), now)
+                self._isolated(sync_job, job, by_owner.get(job["metadata"]["uid"], []), now)
+
+    def _isolated(self, sync, owner: dict, *args) -> None:
+        """One broken object must not stop the others: log it and go on (the next pass retries)."""
+        try:
+            sync(self.cp, owner, *args)
+        except Exception as exc:
+            meta = owner["metadata"]
+            log.exception("%s %s/%s failed", owner.get("kind"), meta.get("namespace"), meta.get("name"))
+            self.cp.loops.errors.append(f"{self.NAME}: {owner.get('kind')} {meta.get('name')}: {exc!r}")
 
 
 # -- admission -----------------------------------------------------------------------------------
@@ -195,11 +204,31 @@ def default_daemonset(ds: dict) -> None:
         rolling.setdefault("maxUnavailable", constants.DAEMONSET_DEFAULT_MAX_UNAVAILABLE)
 
 
+def max_unavailable_causes(ds: dict) -> list[dict]:
+    """rollingUpdate.maxUnavailable must be a non-negative integer or a percentage (upstream wording)."""
+    path = "spec.updateStrategy.rollingUpdate.maxUnavailable"
+    value = (((ds["spec"].get("updateStrategy") or {}).get("rollingUpdate")) or {}).get("maxUnavailable")
+    if value is None:
+        return []
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return [errors.field_cause(path, f"Invalid value: {value!r}: must be an integer or percentage (e.g '5%')")]
+    if isinstance(value, str):
+        number = value[:-1] if value.endswith("%") else None
+        if number is None or not number.isdigit():
+            return [errors.field_cause(path, f'Invalid value: "{value}": must be an integer or percentage '
+                                             "(e.g '5%')")]
+        return []
+    if value < 0:
+        return [errors.field_cause(path, f"Invalid value: {value}: must be greater than or equal to 0")]
+    return []
+
+
 def validate_daemonset(ds: dict) -> list[dict]:
     causes = []
     cause = restart_policy_cause(_template_spec(ds).get("restartPolicy"), constants.DAEMONSET_RESTART_POLICIES)
     if cause:
         causes.append(cause)
+    causes += max_unavailable_causes(ds)
     kind = (ds["spec"].get("updateStrategy") or {}).get("type")
     if kind not in daemonset_plan.UPDATE_STRATEGIES:
         listed = ", ".join(f'"{v}"' for v in daemonset_plan.UPDATE_STRATEGIES)

@@ -178,3 +178,25 @@ def test_admission_defaults_restart_policy_and_strategy(cp):
     cp.admit(h.DS, d, None, "CREATE")
     assert d["spec"]["template"]["spec"]["restartPolicy"] == "Always"
     assert d["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}}
+
+
+@pytest.mark.parametrize("value,ok", [(1, True), (0, True), ("30%", True), (-1, False), ("abc", False),
+                                      ("5", False), ("%", False)])
+def test_admission_checks_max_unavailable(cp, value, ok):
+    d = h.daemonset(strategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": value}})
+    if ok:
+        cp.admit(h.DS, d, None, "CREATE")
+        return
+    with pytest.raises(errors.Invalid) as info:
+        cp.admit(h.DS, d, None, "CREATE")
+    assert info.value.status()["details"]["causes"][0]["field"] == "spec.updateStrategy.rollingUpdate.maxUnavailable"
+
+
+def test_a_broken_daemonset_does_not_stop_the_others(cp):
+    h.add_node(cp, "a")
+    bad = h.daemonset("bad", strategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "abc"}})
+    cp.store.create(h.DS, bad)                       # written past admission
+    good = h.create(cp, h.DS, h.daemonset("good"))
+    h.passes(cp)
+    assert len(h.owned(cp, good)) == 1
+    assert any("bad" in e for e in cp.loops.errors)
