@@ -13,6 +13,18 @@ import sys
 from spec import profiles
 
 
+def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: float | None) -> dict[str, float]:
+    """The timing-profile fields the simulator's timeout flags replace: --not-ready-timeout the
+    threshold of a Lease without leaseDurationSeconds AND the further delay before NoExecute;
+    --eviction-timeout the tolerationSeconds of the default tolerations."""
+    overrides: dict[str, float] = {}
+    if not_ready_timeout is not None:
+        overrides["not_ready_timeout"] = overrides["noexecute_delay"] = float(not_ready_timeout)
+    if eviction_timeout is not None:
+        overrides["default_toleration_seconds"] = float(eviction_timeout)
+    return overrides
+
+
 def _serve(args: argparse.Namespace) -> int:
     from reference.config import Config
     from reference.serve import serve
@@ -23,10 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
         overrides[key.strip()] = float(value)
     if args.reconcile_interval is not None:
         overrides["reconcile_interval"] = args.reconcile_interval
-    if args.not_ready_timeout is not None:
-        overrides["not_ready_timeout"] = overrides["noexecute_delay"] = args.not_ready_timeout
-    if args.eviction_timeout is not None:
-        overrides["default_toleration_seconds"] = args.eviction_timeout
+    overrides.update(timeout_flag_overrides(args.not_ready_timeout, args.eviction_timeout))
     try:
         profiles.load(args.profile, **overrides)
     except profiles.ProfileError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then, when
 
+from kube32_conformance.errors import CapabilityMissing
 from kube32_conformance.steps._util import rows, step
 from kube32_conformance.steps.common import NAMED_DURATIONS
 from kube32_conformance.steps.events import events_about
@@ -311,3 +312,16 @@ def daemonset_with_limited_toleration(k32, name, taint, seconds):
         {"key": key, "operator": "Exists", "effect": effect, "tolerationSeconds": seconds}]
     answer = remember_create(k32, name, manifest)
     assert isinstance(answer, dict), f"the DaemonSet was not created: {answer}"
+
+
+# -- the simulator's timeout flags ----------------------------------------------------------------
+@given(parsers.re(r"the control plane runs with --not-ready-timeout (?P<not_ready>\d+(?:\.\d+)?) "
+                  r"and --eviction-timeout (?P<eviction>\d+(?:\.\d+)?)"))
+def runs_with_timeouts(k32, not_ready, eviction):
+    """Restart the control plane on its data with these simulator flags (targets that can:
+    ``restart_with_timeouts``; others report the scenario disabled)."""
+    k32.require("restart")
+    restart = getattr(k32.target, "restart_with_timeouts", None)
+    if restart is None:
+        raise CapabilityMissing(f"target {k32.target.name} cannot restart with other simulator timeouts")
+    restart(float(not_ready), float(eviction))

@@ -26,11 +26,13 @@ class ReferenceTarget:
         self.clock: base.TargetClock | None = None
         self._server = None
         self._data_dir: str | None = None
+        self._timeout_overrides: dict = {}   # set by restart_with_timeouts, for one scenario
 
     def _config(self, start: float):
         from reference.config import Config
 
         overrides = {k: v for k, v in self.profile.as_dict().items() if k != "name"}
+        overrides.update(self._timeout_overrides)
         return Config(data_dir=self._data_dir, listen="127.0.0.1:0", profile=self.profile.name,
                       clock="manual", clock_start=start, overrides=overrides)
 
@@ -45,6 +47,7 @@ class ReferenceTarget:
         pass
 
     def begin_scenario(self) -> None:
+        self._timeout_overrides = {}
         self._data_dir = tempfile.mkdtemp(prefix="kube32-ref-")
         self._boot(EPOCH)
 
@@ -59,8 +62,19 @@ class ReferenceTarget:
     def restart_control_plane(self) -> None:
         """Stop the control plane and start a new one on the same data dir, resuming the clock."""
         now = self.clock.now()
+        clock = self.clock
         self._server.stop()
         self._boot(now)
+        clock.refresh()      # keep the clock object the timeline and the kubelets already hold
+        self.clock = clock
+
+    def restart_with_timeouts(self, not_ready_timeout: float | None, eviction_timeout: float | None) -> None:
+        """Restart as the simulator would with ``--not-ready-timeout`` / ``--eviction-timeout``
+        (same data dir, clock resumed); the flags hold until the scenario ends."""
+        from kube32_conformance.cli import timeout_flag_overrides
+
+        self._timeout_overrides = timeout_flag_overrides(not_ready_timeout, eviction_timeout)
+        self.restart_control_plane()
 
     def stop(self) -> None:
         self.end_scenario()

@@ -6,8 +6,9 @@ Each patches one rule in ``reference.controllers.lifecycle_rules`` / ``node_life
 
 from __future__ import annotations
 
+from kube32_conformance import cli  # imported here, once: inner pytest runs must see the same module
+from reference.controllers import daemonset_plan, deployment_plan, job_plan, node_lifecycle
 from reference.controllers import lifecycle_rules as rules
-from reference.controllers import node_lifecycle
 from reference.machinery import defaults
 from spec import profiles, timefmt
 from tests.sensitivity.registry import fault
@@ -329,16 +330,12 @@ def _(mp):
 
 @fault("controllers-skip-default-tolerations", breaks=["NODE-DEFAULT-TOLERATIONS-CONTROLLERS"])
 def _(mp):
-    from reference.controllers import deployment_plan, job_plan
-
     for module in (deployment_plan, job_plan):
         mp.setattr(module, "add_default_tolerations", lambda pod, seconds: pod)
 
 
 @fault("daemonset-tolerations-expire", breaks=["NODE-DAEMONSET-TOLERATIONS"])
 def _(mp):
-    from reference.controllers import daemonset_plan
-
     mp.setattr(daemonset_plan, "add_default_tolerations",
                lambda pod, seconds: _add_default_tolerations(pod, 300))
 
@@ -346,3 +343,21 @@ def _(mp):
 @fault("evict-daemonset-pods", breaks=["NODE-LEAVES-DAEMONSET-PODS"])
 def _(mp):
     mp.setattr(rules, "exempt", lambda pod: (pod.get("status") or {}).get("phase") in rules.TERMINAL_PHASES)
+
+
+# -- the simulator's timeout flags ------------------------------------------------------------
+@fault("not-ready-timeout-flag-skips-noexecute-delay", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
+def _(mp):
+    real = cli.timeout_flag_overrides
+
+    def partial(not_ready_timeout, eviction_timeout):
+        overrides = real(not_ready_timeout, eviction_timeout)
+        overrides.pop("noexecute_delay", None)
+        return overrides
+    mp.setattr(cli, "timeout_flag_overrides", partial)
+
+
+@fault("eviction-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
+def _(mp):
+    real = cli.timeout_flag_overrides
+    mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(nrt, None))
