@@ -9,14 +9,13 @@ Rules (the "Filters" list of the kube32 document and our catalogue interpretatio
   ``constants.DEFAULT_POD_MEMORY`` (per pod, not per container);
 - PSRAM under ``esp32.io/psram`` and ``esp.io/psram`` is one pool;
 - each distinct named bus (``esp32.io/i2c-bus-0``, ``esp32.io/uart-1``) takes one unit of its count;
-- ``hardware.kube32.io/*`` and ``esp32.io/gpio-<N>`` pin claims are ignored;
+- ``hardware.kube32.io/*`` and ``esp32.io/gpio-<N>`` pin claims are ignored: only the names above
+  (and named buses) are ever read, so anything else a pod asks for plays no part;
 - quantities follow ``spec.quantities`` (unknown suffix = 0, rounded up to whole units);
 - a node's figure is ``status.allocatable[r]``, else ``status.capacity[r]`` (per resource name).
 """
 
 from __future__ import annotations
-
-import re
 
 from spec import constants, quantities
 
@@ -24,8 +23,6 @@ MEMORY = constants.MEMORY
 PSRAM = constants.PSRAM_RESOURCES[0]   # the key the PSRAM pool is kept under
 GPIO = constants.GPIO
 COUNTED = (MEMORY, PSRAM, *constants.PERIPHERAL_RESOURCES)   # every key of an amounts dict
-
-_PIN_CLAIM = re.compile(constants.GPIO_PIN_CLAIM_PATTERN)
 
 
 def amount(text: object) -> int:
@@ -35,11 +32,6 @@ def amount(text: object) -> int:
         return quantities.value(text)  # type: ignore[arg-type]
     except quantities.QuantityError:
         return 0
-
-
-def is_ignored(name: str) -> bool:
-    """Resources the scheduler never looks at: hardware.kube32.io/* and esp32.io/gpio-<N>."""
-    return name.startswith(constants.IGNORED_RESOURCE_PREFIXES) or bool(_PIN_CLAIM.match(name))
 
 
 def bus_count_for(name: str) -> str | None:
