@@ -226,3 +226,26 @@ def test_stale_delete_precondition_is_conflict(api):
     body = assert_status(api.delete(f"{PODS}/web", {"preconditions": {"uid": "not-the-uid"}}), 409, "Conflict")
     assert "Precondition failed: UID in precondition: not-the-uid" in body["message"]
     assert api.rv == before
+
+
+def test_invalid_names_labels_and_containers_use_upstream_wording(api):
+    before = api.rv
+    body = assert_status(api.post(PODS, pod("Bad_Name")), 422, "Invalid")
+    assert body["message"].startswith('Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase '
+                                      "RFC 1123 subdomain must consist of lower case alphanumeric characters")
+    labelled = pod("ok", labels={"app": "has space"})
+    body = assert_status(api.post(PODS, labelled), 422, "Invalid")
+    assert body["details"]["causes"][0]["field"] == "metadata.labels"
+    assert 'Invalid value: "has space": a valid label must be an empty string' in body["message"]
+    dup = pod("dup", containers=[{"name": "a"}, {"name": "a"}])
+    body = assert_status(api.post(PODS, dup), 422, "Invalid")
+    assert body["details"]["causes"] == [{"reason": "FieldValueDuplicate", "message": 'Duplicate value: "a"',
+                                          "field": "spec.containers[1].name"}]
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "9web"}, "spec": {"ports": [{"port": 80}]}}
+    body = assert_status(api.post("/api/v1/namespaces/default/services", svc), 422, "Invalid")
+    assert "a DNS-1035 label must consist of lower case alphanumeric characters" in body["message"]
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a.b"}}
+    body = assert_status(api.post("/api/v1/namespaces", ns), 422, "Invalid")
+    assert "a lowercase RFC 1123 label must consist" in body["message"]
+    assert api.rv == before
+    assert api.post(PODS, pod("web.v1", labels={"example.com/tier": "fe_1"})).status_code == 201
