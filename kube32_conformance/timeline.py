@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
-from kube32_conformance.errors import HarnessError
+from kube32_conformance.errors import HarnessError, TargetUnavailable
 
 
 class Timeline:
@@ -56,6 +56,8 @@ class Timeline:
                 if due is not None and due <= now:
                     try:
                         k.run_due(now)
+                    except TargetUnavailable:
+                        pass  # e.g. the control plane is restarting: a kubelet retries, so does this
                     except Exception as exc:  # reported by the next time step
                         self.errors.append(exc)
             self._stop.wait(0.05)
