@@ -249,3 +249,9 @@ def test_invalid_names_labels_and_containers_use_upstream_wording(api):
     assert "a lowercase RFC 1123 label must consist" in body["message"]
     assert api.rv == before
     assert api.post(PODS, pod("web.v1", labels={"example.com/tier": "fe_1"})).status_code == 201
+
+
+def test_routing_errors_are_statuses_too(api):
+    assert_status(api.get("/no/such/path"), 404, "NotFound", "the server could not find the requested resource")
+    assert_status(api.delete("/version"), 405, "MethodNotAllowed")
+    assert_status(api.request("PATCH", "/api"), 405, "MethodNotAllowed")
