@@ -14,6 +14,20 @@ from spec import constants
 JSON_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml", "")
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML as Kubernetes reads it into JSON: timestamps stay strings (no datetime objects)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def media_type() -> str:
     return (request.mimetype or "").lower()
 
@@ -38,15 +52,15 @@ def decode(data: bytes, mtype: str) -> object:
         raise errors.BadRequest(f"the request body is not UTF-8 text: {exc}") from exc
     if "yaml" in mtype:
         try:
-            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+            docs = [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
         except yaml.YAMLError as exc:
             raise errors.BadRequest(f"the request body is not valid YAML: {exc}") from exc
         if len(docs) != 1:
             raise errors.BadRequest(f"expected exactly one YAML document in the body, found {len(docs)}")
         return docs[0]
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return json.loads(text, parse_constant=_no_constants)
+    except ValueError as exc:
         raise errors.BadRequest(f"the request body is not valid JSON: {exc}") from exc
 
 

@@ -255,3 +255,11 @@ def test_routing_errors_are_statuses_too(api):
     assert_status(api.get("/no/such/path"), 404, "NotFound", "the server could not find the requested resource")
     assert_status(api.delete("/version"), 405, "MethodNotAllowed")
     assert_status(api.request("PATCH", "/api"), 405, "MethodNotAllowed")
+
+
+def test_non_json_numbers_are_bad_requests(api):
+    before = api.rv
+    body = assert_status(api.post(PODS, raw='{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "n"}, '
+                                            '"spec": {"terminationGracePeriodSeconds": NaN}}'), 400, "BadRequest")
+    assert "NaN" in body["message"]
+    assert api.rv == before

@@ -313,3 +313,10 @@ def test_upstream_defaults_for_ports_and_service_type(api):
     assert created["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 8080, "protocol": "TCP"}]
     patched = api.patch(f"{PODS}/web", {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 81}]}]}})
     assert patched.json["spec"]["containers"][0]["ports"] == [{"containerPort": 81, "protocol": "TCP"}]
+
+
+def test_yaml_timestamps_stay_strings(api):
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\n  annotations:\n    built: 2024-05-01T12:00:00Z\n"
+            "spec:\n  containers:\n  - name: a\n    image: x\n")
+    created = api.post(PODS, raw=text, content_type="application/yaml").json
+    assert created["metadata"]["annotations"] == {"built": "2024-05-01T12:00:00Z"}
