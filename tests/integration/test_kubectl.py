@@ -212,6 +212,8 @@ def test_deployment_and_service_apply_get_scale(kubectl, namespace, tmp_path, se
     assert kubectl.out("apply", "-f", manifest("deployment.yaml", tmp_path), *ns).strip() == \
         "deployment.apps/web created"
     assert kubectl.out("apply", "-f", manifest("service.yaml", tmp_path), *ns).strip() == "service/web created"
+    again = kubectl.out("apply", "-f", manifest("deployment.yaml", tmp_path), "-f", manifest("service.yaml", tmp_path), *ns)
+    assert again.split("\n")[:2] == ["deployment.apps/web unchanged", "service/web unchanged"]
     header, rows = table(kubectl.out("get", "deployments", *ns))
     assert header == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
     assert rows[0][0] == "web" and rows[0][1].endswith("/2")
