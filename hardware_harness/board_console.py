@@ -50,6 +50,11 @@ class ConsoleLine:
 
 
 @dataclass(frozen=True)
+class Note(Line):
+    """A line the harness wrote into a board's console buffer (not something the board said)."""
+
+
+@dataclass(frozen=True)
 class Mark:
     """A position in a board's console buffer (see ``BoardConsole.mark``)."""
 
@@ -183,6 +188,17 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         self.close()
         return self.open()
 
+    def note(self, text: str) -> None:
+        """Put a harness annotation (``--- text``) into the console buffer and log, e.g. a step marker.
+
+        Notes never reach the crash detector, and ``expect`` skips them."""
+        cl = None
+        with self._cond:
+            cl = ConsoleLine(self.name, len(self._lines), time.time(), Note(text=f"--- {text}"))
+            self._lines.append(cl)
+            self._cond.notify_all()
+        self._write_log(cl.format())
+
     def add_listener(self, fn: Callable[[ConsoleLine], None]) -> None:
         """Call ``fn(line)`` from the reader thread for every new line."""
         self._listeners.append(fn)
@@ -275,6 +291,8 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
                 if self._crash_open_at is not None:
                     limit = min(limit, self._crash_open_at)
                 for i in range(pos, limit):
+                    if isinstance(self._lines[i].event, Note):
+                        continue
                     m = rx.search(self._lines[i].text)
                     if m:
                         self._cursor = i + 1

@@ -202,6 +202,11 @@ class Rig:
             for name, c in self.consoles.items()
         }
 
+    def note(self, text: str, boards: list[str] | None = None) -> None:
+        """Write a harness annotation into the console buffers of ``boards`` (default: all)."""
+        for name in boards or list(self.consoles):
+            self.consoles[name].note(text)
+
     def crashes_since(self, since: RigMark) -> dict[str, list]:
         out = {}
         for name, c in self.consoles.items():

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 
+from hardware_harness.board_console import Mark
 from hardware_harness.errors import HarnessError as RigHarnessError
 from hardware_harness.rig import Rig
 from kube32_conformance import errors
@@ -124,13 +125,21 @@ class RigTarget(HttpTarget):
 
         return BoardNode(self, name, board, ctx, lease_duration=lease_duration)
 
+    def note(self, text: str) -> None:
+        """A marker in every board's console log (the plugin writes each step here)."""
+        self.rig.note(text)
+
     def hold_board(self, board: str) -> None:
-        """Hold a board in reset (EN low, port open): its kubelet goes silent."""
+        """Hold a board (or the board of a node) in reset (EN low, port open): its kubelet goes silent."""
+        board = self.rig.board_of(board)
+        self.rig.note("harness: hold in reset (EN low)", [board])
         self._rig_call(board, lambda: self.rig.hold(board))
         self.held.add(board)
 
     def release_board(self, board: str) -> None:
-        """Release a held board and wait for its kubelet-ready line."""
+        """Release a held board (or the board of a node) and wait for its kubelet-ready line."""
+        board = self.rig.board_of(board)
+        self.rig.note("harness: release (EN high)", [board])
         self._rig_call(board, lambda: self.rig.release(board))
         self.held.discard(board)
 
@@ -140,6 +149,7 @@ class RigTarget(HttpTarget):
 
     def restart_control_plane(self) -> None:
         board = self.rig.control_plane
+        self.rig.note("harness: reset the control plane", [board])
         url = self._rig_call(board, self.rig.restart_control_plane)
         self.url = url
         self.api.base_url = url.rstrip("/")
@@ -194,7 +204,10 @@ class RigTarget(HttpTarget):
     def _recover(self) -> None:
         """Before a scenario: reopen dropped ports, reset boards that crashed, release held ones."""
         since = self._mark
-        crashed = set(self.rig.crashes_since(since)) if since is not None else set()
+        crashes = self.rig.crashes_since(since) if since is not None else {}
+        crashed = set(crashes)
+        for board, records in crashes.items():
+            self._await_crash_reboot(board, records[-1].index)
         for board, console in self.rig.consoles.items():
             if console.disconnected is not None or not console.is_open:
                 # a replugged USB board needs a moment to come back; a board lost before gets one try
@@ -214,6 +227,19 @@ class RigTarget(HttpTarget):
         self.held = set()
         for console in self.rig.consoles.values():
             console.acknowledge_crashes()
+
+    def _await_crash_reboot(self, board: str, index: int) -> None:
+        """Let a crashed board finish its own reboot before resetting it, so its ROM banner is not
+        mistaken for the one our reset asks for (the next unexpected reboot would go unnoticed)."""
+        console = self.rig.consoles[board]
+        if board in self.lost or console.disconnected is not None:
+            return
+        console.acknowledge_crashes()
+        try:
+            console.expect(r"rst:0x[0-9a-fA-F]+ \(", self.rig.timeouts.boot, since=Mark(board, index, 0.0))
+        except RigHarnessError:
+            pass   # it hung after the crash (CPU halted): our reset wakes it
+        console.acknowledge_crashes()
 
     @staticmethod
     def _reopen(console, patience: float) -> str | None:
