@@ -147,6 +147,13 @@ def _health_check(request: pytest.FixtureRequest):
     return getattr(request.node.stash.get(SCENARIO_TARGET, None), "check_health", None)
 
 
+def pytest_bdd_before_step(request: pytest.FixtureRequest, feature, scenario, step, step_func) -> None:
+    """Targets with consoles (rigs) mark each step in the boards' logs."""
+    note = getattr(request.node.stash.get(SCENARIO_TARGET, None), "note", None)
+    if note is not None:
+        note(f"step: {step.keyword} {step.name}")
+
+
 def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, step, step_func,
                           step_func_args) -> None:
     """A board that crashed or vanished during the step makes the scenario an ERROR now."""
