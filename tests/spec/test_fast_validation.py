@@ -1,0 +1,51 @@
+"""The compiled fast check and the full jsonschema walk must agree: the fast path may only skip
+the walk for objects the walk would pass."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from spec import validate
+
+POD = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": "p", "namespace": "d", "uid": "u", "resourceVersion": "3",
+                    "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"a": "b"}},
+       "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"memory": "1Ki"}}}],
+                "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]},
+       "status": {"phase": "Running", "podIP": "10.0.0.1",
+                  "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+LEASE = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+         "metadata": {"name": "n", "namespace": "kube-node-lease"},
+         "spec": {"holderIdentity": "n", "leaseDurationSeconds": 15, "renewTime": "2026-01-01T00:00:00.000000Z"}}
+
+
+def mutate(obj: dict, path: list, value) -> dict:
+    out = copy.deepcopy(obj)
+    cur = out
+    for p in path[:-1]:
+        cur = cur[p]
+    cur[path[-1]] = value
+    return out
+
+
+CASES = [
+    POD, LEASE,
+    mutate(POD, ["status", "phase"], "Dancing"),
+    mutate(POD, ["status", "conditions", 0, "status"], "Maybe"),
+    mutate(POD, ["spec", "tolerations", 0, "effect"], "Sometimes"),
+    mutate(POD, ["spec", "containers"], "none"),
+    mutate(POD, ["metadata", "labels"], ["a"]),
+    mutate(LEASE, ["spec", "renewTime"], "2026-01-01T00:00:00Z"),
+    mutate(LEASE, ["spec", "leaseDurationSeconds"], "15"),
+    mutate(POD, ["apiVersion"], "apps/v1"),
+]
+
+
+@pytest.mark.parametrize("obj", CASES, ids=range(len(CASES)))
+def test_fast_check_agrees_with_the_full_walk(obj):
+    kind = obj["kind"]
+    full = list(validate._validators()[kind].iter_errors(obj))
+    assert validate._is_valid(kind, obj) == (not full)
+    assert bool(validate.validate(obj)) == bool(full)
