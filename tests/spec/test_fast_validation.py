@@ -49,3 +49,10 @@ def test_fast_check_agrees_with_the_full_walk(obj):
     full = list(validate._validators()[kind].iter_errors(obj))
     assert validate._is_valid(kind, obj) == (not full)
     assert bool(validate.validate(obj)) == bool(full)
+
+
+def test_every_committed_schema_is_a_valid_2020_12_schema():
+    from jsonschema import Draft202012Validator
+
+    for kind, schema in validate._schemas().items():
+        Draft202012Validator.check_schema(schema)  # raises SchemaError naming the bad keyword
