@@ -1,6 +1,7 @@
 """Rig file: the YAML description of a rig's boards, validated strictly with pydantic.
 
     profile: hardware                 # timing profile the rig runs (default hardware)
+    profile_set: {lease_duration: 4}  # optional: profile fields the firmware was built with differently
     timeouts: {boot: 20, ready: 60}   # optional, seconds
     boards:
       cp:
@@ -95,8 +96,25 @@ class Timeouts(_Strict):
 
 class RigFile(_Strict):
     profile: Literal["hardware", "simulator"] = "hardware"
+    profile_set: dict[str, float] = {}
     timeouts: Timeouts = Timeouts()
     boards: dict[str, BoardEntry]
+
+    @field_validator("profile_set")
+    @classmethod
+    def _profile_fields(cls, values: dict[str, float]) -> dict[str, float]:
+        import dataclasses
+
+        from spec.profiles import Profile
+
+        known = {f.name for f in dataclasses.fields(Profile)} - {"name"}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown timing-profile field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        bad = sorted(k for k, v in values.items() if v <= 0)
+        if bad:
+            raise ValueError(f"must be positive seconds: {', '.join(bad)}")
+        return values
 
     @field_validator("boards")
     @classmethod

@@ -87,6 +87,8 @@ class VirtualRig:
             entries[self.board_name(node)] = {"url": self._url(self.board_name(node)), "role": "node", "node_name": node}
         self._wait_powered_up()
         doc: dict = {"profile": self.profile, "boards": entries}
+        if self.overrides:
+            doc["profile_set"] = {k: float(v) for k, v in self.overrides.items()}
         if self.timeouts:
             doc["timeouts"] = self.timeouts
         self.rig_path.write_text(yaml.safe_dump(doc, sort_keys=False))

@@ -25,6 +25,7 @@ from hardware_harness.rig import Rig
 from kube32_conformance import errors
 from kube32_conformance.targets import base
 from kube32_conformance.targets.http import HttpTarget
+from spec import profiles
 from spec.profiles import Profile
 
 HEALTH_POLL = 0.1   # seconds between board checks while a time step waits
@@ -68,6 +69,7 @@ class RigTarget(HttpTarget):
     def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None) -> None:
         self.rig_file = rig_file
         self.rig = Rig.open(rig_file, log_dir=log_dir)
+        profile = self.rig_profile(profile)
         self._mark = None
         self.last_logs: dict[str, str] = {}
         self.held: set[str] = set()          # boards a scenario holds in reset
@@ -75,6 +77,14 @@ class RigTarget(HttpTarget):
         self._reported: set[tuple[str, int]] = set()
         self._scenario_open = False
         super().__init__("", profile)
+
+    def rig_profile(self, given: Profile) -> Profile:
+        """The rig file's timing (``profile`` + ``profile_set``) unless the runner was given other
+        timing than its rig default (the hardware profile as it is): explicit runner flags win."""
+        if given != profiles.load("hardware"):
+            return given
+        rf = self.rig.rig_file
+        return profiles.load(rf.profile, **rf.profile_set)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:

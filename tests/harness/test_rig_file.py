@@ -63,3 +63,13 @@ def test_unreadable_and_bad_yaml(tmp_path):
     bad.write_text("boards: [\n")
     with pytest.raises(RigFileError, match="not valid YAML"):
         load_rig(bad)
+
+
+def test_profile_set_names_known_profile_fields_only():
+    base = {"boards": {"cp": {"url": "vboard://x", "role": "control-plane", "api_url": {"fixed": "http://h"}}}}
+    ok = parse_rig({**base, "profile_set": {"lease_duration": 4}})
+    assert ok.profile_set == {"lease_duration": 4.0}
+    with pytest.raises(RigFileError, match=r"profile_set: unknown timing-profile field\(s\) lease_secs"):
+        parse_rig({**base, "profile_set": {"lease_secs": 4}})
+    with pytest.raises(RigFileError, match="profile_set: must be positive seconds: lease_duration"):
+        parse_rig({**base, "profile_set": {"lease_duration": 0}})

@@ -30,7 +30,7 @@ def vrig(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def target(vrig):
-    t = RigTarget(str(vrig.rig_path), profiles.load("hardware", **SHORT))
+    t = RigTarget(str(vrig.rig_path), profiles.load("hardware"))   # timing from the rig file
     t.start()
     yield t
     t.stop()
@@ -124,3 +124,11 @@ def test_a_crash_is_a_board_failure_once_and_the_next_scenario_starts_clean(targ
     assert vrig.board("node-b").state == "running"
     target.check_health()
     target.end_scenario()
+
+
+def test_the_rig_files_timing_applies_unless_the_runner_was_given_other_timing(target):
+    assert target.profile.lease_duration == 2.0 and target.profile.name == "hardware"
+    from_file = target.rig_profile(profiles.load("hardware"))
+    assert from_file.lease_renew_interval == 0.5 and from_file.default_toleration_seconds == 3.0
+    mine = profiles.load("simulator", lease_duration=7)
+    assert target.rig_profile(mine) is mine                      # explicit runner timing wins
