@@ -70,7 +70,7 @@ def _validators() -> dict[str, Draft202012Validator]:
 def _fast_check(kind: str):
     """A compiled yes/no check (fastjsonschema: ~60x faster than walking the schema). Only when it
     says no does jsonschema walk the object to name every violation."""
-    return fastjsonschema.compile(_schemas()[kind])
+    return fastjsonschema.compile(_schemas()[kind], use_default=False)  # never write defaults into the object
 
 
 def _is_valid(kind: str, obj: Any) -> bool:
