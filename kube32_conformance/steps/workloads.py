@@ -672,7 +672,7 @@ def job_status_shows(k32, name, datatable):
 
     def check():
         status = k32.api.get("Job", k32.name(name), k32.ns).get("status") or {}
-        got = {k: str(status.get(k, 0)) for k in wanted}
+        got = {k: str(status.get(k) or 0) for k in wanted}   # absent (or null) counts as 0
         assert got == wanted, f"status counters are {got}"
     k32.eventually(check, f'Job "{name}" status {wanted}')
 
