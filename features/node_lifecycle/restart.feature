@@ -24,6 +24,7 @@ Feature: Lease timing across a control-plane restart
       When 1.5 check intervals pass
       Then node "node-a" has condition "Ready" "Unknown" with reason "NodeStatusUnknown"
 
+    @interpretation
     Scenario: a node that had already timed out gets no grace
       # a controller that starts every node afresh would call it Ready again
       When half a check interval passes
