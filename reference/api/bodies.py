@@ -9,6 +9,7 @@ from flask import request
 
 from reference import errors
 from reference.machinery import patch as patches
+from reference.machinery import protobuf
 from spec import constants
 
 JSON_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml", "")
@@ -64,9 +65,12 @@ def decode(data: bytes, mtype: str) -> object:
         raise errors.BadRequest(f"the request body is not valid JSON: {exc}") from exc
 
 
-def object_body() -> dict:
-    """The body of a POST/PUT: a JSON or YAML object."""
+def object_body(allow_protobuf: bool = True) -> dict:
+    """The body of a POST/PUT: a JSON or YAML object, or (kubectl 1.32+ ``create`` generators) a
+    Kubernetes protobuf object."""
     mtype = media_type()
+    if mtype == protobuf.MEDIA_TYPE and allow_protobuf:
+        return protobuf.decode_object(raw_body())
     if mtype not in JSON_TYPES:
         raise errors.UnsupportedMediaType(
             f"the body of the request was in an unknown format - accepted media types include: "

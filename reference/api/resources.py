@@ -293,7 +293,7 @@ def update(t: Target) -> Response:
     cp = _cp()
     r = t.resource
     _writable(cp, r)
-    body = bodies.object_body()
+    body = bodies.object_body(allow_protobuf=t.sub is None)   # protobuf bodies carry no status
     with cp.store.lock:
         old = cp.store.get(r.key, t.namespace or "", t.name)
         if t.sub == "scale":

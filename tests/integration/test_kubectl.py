@@ -284,6 +284,26 @@ def test_server_side_apply_creates(kubectl, namespace, tmp_path):
     assert json.loads(kubectl.out("get", "pod", "blink", "-o", "json", "-n", namespace))["metadata"]["uid"]
 
 
+def test_create_generators_send_protobuf_and_work(kubectl, namespace):
+    """kubectl 1.32+ sends the objects of ``create namespace|deployment|service|job`` as protobuf."""
+    ns = ["-n", namespace]
+    assert kubectl.out("create", "namespace", f"{namespace}-x").strip() == f"namespace/{namespace}-x created"
+    assert kubectl.out("create", "deployment", "gen", "--image=registry.example/kube32/web:1.0", "--replicas=2",
+                       "--port=80", *ns).strip() == "deployment.apps/gen created"
+    assert kubectl.out("create", "service", "nodeport", "gen", "--tcp=80:8080", "--node-port=30080", *ns).strip() \
+        == "service/gen created"
+    assert kubectl.out("create", "job", "once", "--image=registry.example/kube32/calibrate:1.0", *ns, "--",
+                       "calibrate", "--fast").strip() == "job.batch/once created"
+    deploy = json.loads(kubectl.out("get", "deploy", "gen", "-o", "json", *ns))
+    assert deploy["spec"]["replicas"] == 2 and deploy["spec"]["selector"] == {"matchLabels": {"app": "gen"}}
+    assert deploy["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    header, rows = table(kubectl.out("get", "svc", "gen", *ns))
+    assert rows[0][:2] == ["gen", "NodePort"] and rows[0][4] == "80:30080/TCP"
+    job = json.loads(kubectl.out("get", "job", "once", "-o", "json", *ns))
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["calibrate", "--fast"]
+    assert job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+
+
 # -- the oldest and newest versioned binaries: a representative subset -----------------------
 @pytest.mark.parametrize("version", ["kubectl.1.27", "kubectl.1.33"])
 def test_versioned_kubectl(version, server, kubelet, namespace, tmp_path):
