@@ -34,7 +34,7 @@ def stream(cp, resource, namespace: str | None) -> Response:
     field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
     as_table = tables.wants_table()
     rv_arg = request.args.get("resourceVersion", "")
-    timeout = float(request.args.get("timeoutSeconds") or DEFAULT_TIMEOUT)
+    timeout = timeout_seconds(request.args.get("timeoutSeconds"))
     view = cp.views.get(resource.key)
 
     def matches(obj: dict) -> bool:
@@ -109,6 +109,19 @@ def stream(cp, resource, namespace: str | None) -> Response:
     media = tables.TABLE_MEDIA_TYPE if as_table else "application/json"
     return Response(stream_with_context(generate()), mimetype=None, content_type=media,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def timeout_seconds(text: str | None) -> float:
+    """``timeoutSeconds``: a non-negative number of seconds; absent or 0 means the default."""
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise errors.BadRequest(f"timeoutSeconds must be a number of seconds, got {text!r}") from exc
+    if value < 0:
+        raise errors.BadRequest(f"timeoutSeconds must not be negative, got {text!r}")
+    return value or DEFAULT_TIMEOUT
 
 
 def _key(obj: dict) -> tuple[str, str]:

@@ -263,3 +263,8 @@ def test_non_json_numbers_are_bad_requests(api):
                                             '"spec": {"terminationGracePeriodSeconds": NaN}}'), 400, "BadRequest")
     assert "NaN" in body["message"]
     assert api.rv == before
+
+
+def test_bad_watch_timeout_is_bad_request(api):
+    assert_status(api.get(f"{PODS}?watch=true&timeoutSeconds=soon"), 400, "BadRequest")
+    assert_status(api.get(f"{PODS}?watch=true&timeoutSeconds=-1"), 400, "BadRequest")
