@@ -132,3 +132,18 @@ def test_the_rig_files_timing_applies_unless_the_runner_was_given_other_timing(t
     assert from_file.lease_renew_interval == 0.5 and from_file.default_toleration_seconds == 3.0
     mine = profiles.load("simulator", lease_duration=7)
     assert target.rig_profile(mine) is mine                      # explicit runner timing wins
+
+
+def test_a_control_plane_crash_is_a_board_failure_and_the_next_scenario_has_an_api(target, vrig):
+    target.begin_scenario()
+    vrig.board(vrig.cp_board).panic("StoreProhibited")
+    deadline = time.monotonic() + 5
+    with pytest.raises(BoardFailure, match=r"board rt-cp crashed \(panic: StoreProhibited\)"):
+        while time.monotonic() < deadline:
+            target.check_health()
+            time.sleep(0.05)
+    target.end_scenario()
+    target.begin_scenario()                        # resets the control-plane board, waits for its API
+    assert target.api.get("Node", "node-a")["metadata"]["name"] == "node-a"
+    target.check_health()
+    target.end_scenario()
