@@ -115,21 +115,24 @@ class FakeKubelet:
         return self._write("Node", self.name, None, lambda obj: obj.__setitem__("status", self.node_status()))
 
     def renew(self) -> dict:
-        now = self.clock.now()
-        lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
-        spec = {"holderIdentity": self.name, "leaseDurationSeconds": int(self.lease_duration),
-                "renewTime": timefmt.rfc3339_micro(now)}
-        if lease is None:
-            spec["acquireTime"] = spec["renewTime"]
-            result = self.api.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                                      "metadata": {"name": self.name,
-                                                   "namespace": constants.NODE_LEASE_NAMESPACE},
-                                      "spec": spec})
-        else:
-            lease["spec"] = {**(lease.get("spec") or {}), **spec}
-            result = self.api.update(lease)
-        self.next_renew = now + self.profile.lease_renew_interval
-        return result
+        """Write renewTime = now. Steps and (on a real clock) the kubelet thread both renew, so the
+        write is serialised by the kubelet's lock."""
+        with self.lock:
+            now = self.clock.now()
+            lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
+            spec = {"holderIdentity": self.name, "leaseDurationSeconds": int(self.lease_duration),
+                    "renewTime": timefmt.rfc3339_micro(now)}
+            if lease is None:
+                spec["acquireTime"] = spec["renewTime"]
+                result = self.api.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                          "metadata": {"name": self.name,
+                                                       "namespace": constants.NODE_LEASE_NAMESPACE},
+                                          "spec": spec})
+            else:
+                lease["spec"] = {**(lease.get("spec") or {}), **spec}
+                result = self.api.update(lease)
+            self.next_renew = now + self.profile.lease_renew_interval
+            return result
 
     # -- time -----------------------------------------------------------------------------
     def due(self) -> float | None:
@@ -148,12 +151,14 @@ class FakeKubelet:
                 self.next_sync = now + SYNC_INTERVAL
 
     def silence(self) -> None:
-        self.silenced = True
+        with self.lock:
+            self.silenced = True
 
     def resume(self) -> None:
-        self.silenced = False
-        self.renew()
-        self.next_sync = self.clock.now() + SYNC_INTERVAL
+        with self.lock:
+            self.silenced = False
+            self.renew()
+            self.next_sync = self.clock.now() + SYNC_INTERVAL
 
     def sync_pods(self) -> None:
         changed = False
@@ -178,6 +183,10 @@ class FakeKubelet:
 
     # -- pod status reports ---------------------------------------------------------------
     def _write(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
+        with self.lock:
+            return self._write_retrying(kind, name, namespace, mutate)
+
+    def _write_retrying(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
         last: Exception | None = None
         for _ in range(WRITE_RETRIES):
             obj = self.api.get(kind, name, namespace)
