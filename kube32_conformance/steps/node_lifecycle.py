@@ -325,3 +325,32 @@ def runs_with_timeouts(k32, not_ready, eviction):
     if restart is None:
         raise CapabilityMissing(f"target {k32.target.name} cannot restart with other simulator timeouts")
     restart(float(not_ready), float(eviction))
+
+
+# -- real-time friendly phrasing: profile durations only, polling checks ---------------------------
+@when(step('the NoExecute taint on node "{node}" is almost as old as the default toleration'))
+def taint_almost_default(k32, node):
+    """timeAdded + default toleration - half a check interval."""
+    at = _time_added(k32, node) + float(k32.profile.default_toleration_seconds) - _interval(k32) / 2
+    _advance_to(k32, at, "almost the default toleration after the NoExecute taint")
+
+
+@when(step('the NoExecute taint on node "{node}" is older than the default toleration'))
+def taint_older_than_default(k32, node):
+    """timeAdded + default toleration + half a check interval."""
+    at = _time_added(k32, node) + float(k32.profile.default_toleration_seconds) + _interval(k32) / 2
+    _advance_to(k32, at, "just over the default toleration after the NoExecute taint")
+
+
+@then(step('pod "{name}" is evicted from node "{node}"'))
+def pod_evicted_from(k32, name, node):
+    """Eventually: no longer on the node, with a DisruptionTarget condition (it may be bound again
+    elsewhere already)."""
+    def check():
+        pod = get_pod(k32, name)
+        got = (pod.get("spec") or {}).get("nodeName")
+        assert got != node, f"it is still bound to {node}"
+        conditions = (pod.get("status") or {}).get("conditions") or []
+        assert any(c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions), \
+            f"it has no DisruptionTarget condition (conditions: {conditions})"
+    k32.eventually(check, f'pod "{name}" evicted from "{node}"')

@@ -1,0 +1,70 @@
+@area-node_lifecycle @realtime
+Feature: Eviction in real time
+  The same eviction rules, said only through the profile's durations and checked only with
+  polling steps, so they also hold against a target on a real clock started with short timeouts
+  (see tests/conformance/test_realtime_http.py). "almost as old as" is half a check interval
+  short of the default toleration, "older than" half a check interval past it.
+
+  Background:
+    Given a kube32 control plane
+    And these Ready nodes:
+      | name   | memory |
+      | node-a | 200Ki  |
+
+  @clause-NODE-EVICT-AT-TOLERATION-EXPIRY @clause-NODE-EVICT-RETURNS-TO-PENDING @clause-NODE-EVICT-EVENT
+  Rule: a pod with the default toleration leaves when it runs out, unbound, Pending and Evicted
+
+    Scenario: the default toleration runs out
+      Given pod "web" is running on node "node-a"
+      When node "node-a" stops renewing its lease
+      And the lease duration passes
+      And the NoExecute delay passes
+      Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
+      When the NoExecute taint on node "node-a" is almost as old as the default toleration
+      Then pod "web" is bound to node "node-a"
+      When the NoExecute taint on node "node-a" is older than the default toleration
+      Then pod "web" is evicted from node "node-a"
+      And pod "web" is Pending
+      And pod "web" has status reason "Evicted"
+      And pod "web" has an event "Evicted"
+
+  @clause-NODE-EVICT-NO-TOLERATION @clause-NODE-EVICT-NONPOSITIVE-SECONDS @clause-NODE-TOLERATE-FOREVER
+  Rule: no matching toleration or zero seconds: out at once; no tolerationSeconds: never out
+
+    Scenario: three pods, three tolerations
+      When I create a pod "odd" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/unreachable, operator: Equal, value: other, effect: NoExecute}
+        """
+      And I create a pod "zero" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
+        """
+      And I create a pod "forever" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute}
+        """
+      And the kubelet on node "node-a" starts pod "odd"
+      And the kubelet on node "node-a" starts pod "zero"
+      And the kubelet on node "node-a" starts pod "forever"
+      And node "node-a" stops renewing its lease
+      And the lease duration passes
+      And the NoExecute delay passes
+      Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
+      And pod "odd" is evicted from node "node-a"
+      And pod "zero" is evicted from node "node-a"
+      When the NoExecute taint on node "node-a" is older than the default toleration
+      And the lifecycle check interval passes
+      Then pod "forever" still runs on node "node-a"
