@@ -204,6 +204,19 @@ def _check_identity(r: Resource, t: Target, obj: dict) -> dict:
     return obj
 
 
+def _check_schema(r: Resource, obj: dict) -> None:
+    """The object's structure against the committed JSON Schema, before anything reads it: a value
+    of the wrong JSON type is a 400 (upstream cannot decode it), another violation a 422."""
+    wrong_type, other = validation.schema_causes(obj)
+    name = (obj.get("metadata") or {}).get("name", "")
+    if wrong_type:
+        summary = "; ".join(f"{c['field']}: {c['message'][len('Invalid value: '):]}" for c in wrong_type)
+        raise errors.BadRequest(f'{r.kind} "{name}" could not be decoded: {summary}', name=name, kind=r.kind,
+                                group=r.group, causes=wrong_type)
+    if other:
+        raise errors.Invalid.fields(r.kind, name, other, r.group)
+
+
 def _validate(r: Resource, obj: dict) -> None:
     causes = validation.validate(r.kind, obj)
     if causes:
@@ -229,6 +242,7 @@ def create(t: Target) -> Response:
 
 
 def _create(cp, r: Resource, obj: dict) -> Response:
+    _check_schema(r, obj)
     strategy.prepare_for_create(r.kind, obj)
     strategy.apply_defaults(r.kind, obj)
     _validate(r, obj)
@@ -273,6 +287,7 @@ def _merge_for_update(r: Resource, sub: str | None, old: dict, new: dict) -> dic
 
 def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
     new = _merge_for_update(r, t.sub, old, new)
+    _check_schema(r, new)
     strategy.apply_defaults(r.kind, new)
     _validate(r, new)
     if t.sub is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from spec import quantities
+from spec import validate as schemas
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -153,3 +154,14 @@ def validate(kind: str, obj: dict) -> list[dict]:
         template = ((obj.get("spec") or {}).get("template") or {})
         return validate_pod_spec(template.get("spec"), "spec.template.spec")
     return []
+
+
+def schema_causes(obj: dict) -> tuple[list[dict], list[dict]]:
+    """The object against its kind's committed JSON Schema (``spec/schemas``):
+    (causes for values of the wrong JSON type, causes for other violations such as enums)."""
+    wrong_type, other = [], []
+    for v in schemas.validate(obj):
+        bucket = wrong_type if "is not of type" in v.message else other
+        reason = "FieldValueTypeInvalid" if bucket is wrong_type else "FieldValueInvalid"
+        bucket.append(cause(v.path or "<object>", f"Invalid value: {v.message}", reason))
+    return wrong_type, other

@@ -268,3 +268,26 @@ def test_non_json_numbers_are_bad_requests(api):
 def test_bad_watch_timeout_is_bad_request(api):
     assert_status(api.get(f"{PODS}?watch=true&timeoutSeconds=soon"), 400, "BadRequest")
     assert_status(api.get(f"{PODS}?watch=true&timeoutSeconds=-1"), 400, "BadRequest")
+
+
+def test_values_of_the_wrong_type_are_bad_requests_naming_the_field(api):
+    before = api.rv
+    bad = pod("typed")
+    bad["spec"]["containers"] = {"name": "a"}
+    body = assert_status(api.post(PODS, bad), 400, "BadRequest")
+    assert body["message"].startswith('Pod "typed" could not be decoded: spec.containers:')
+    assert body["details"]["causes"][0]["field"] == "spec.containers"
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": "Ready"}
+    body = assert_status(api.post("/api/v1/nodes", node), 400, "BadRequest")
+    assert body["details"]["causes"][0]["field"] == "status"
+    assert api.rv == before
+
+
+def test_schema_violations_other_than_types_are_invalid(api):
+    api.create_pod("web")
+    before = api.rv
+    body = assert_status(api.patch(f"{PODS}/web/status", {"status": {"conditions": [{"type": "Ready",
+                                                                                      "status": "Maybe"}]}}),
+                         422, "Invalid")
+    assert body["details"]["causes"][0]["field"] == "status.conditions[0].status"
+    assert api.rv == before
