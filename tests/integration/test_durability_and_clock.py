@@ -4,6 +4,9 @@ real clock)."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import requests
 from integration_helpers import Serve
 
@@ -50,6 +53,54 @@ def test_kill_9_and_restart_keep_every_acknowledged_object(tmp_path):
         # the resourceVersion sequence continues where it stopped
         created = http.post(second.url + PODS, json=pod("after")).json()
         assert int(created["metadata"]["resourceVersion"]) > last_rv
+    finally:
+        second.stop()
+
+
+def test_kill_9_during_writes_loses_no_acknowledged_object(tmp_path):
+    """Writers keep creating pods while the process is killed: every 201 they received names an object
+    that is there after the restart, with the same uid and resourceVersion."""
+    data = str(tmp_path / "data")
+    first = Serve("--clock", "manual", data_dir=data).start()
+    acknowledged: dict[str, dict] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(prefix: str) -> None:
+        http = requests.Session()
+        i = 0
+        while not stop.is_set():
+            try:
+                resp = http.post(first.url + PODS, json=pod(f"{prefix}-{i}"), timeout=5)
+            except requests.RequestException:
+                return                                    # the server is gone
+            if resp.status_code == 201:
+                with lock:
+                    acknowledged[resp.json()["metadata"]["name"]] = resp.json()
+            i += 1
+
+    threads = [threading.Thread(target=writer, args=(f"w{n}",)) for n in range(4)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60                      # a bound on waiting, not a timing assertion
+    while time.monotonic() < deadline:                    # until enough writes were acknowledged
+        with lock:
+            if len(acknowledged) >= 60:
+                break
+        time.sleep(0.01)
+    assert len(acknowledged) >= 60, f"only {len(acknowledged)} writes were acknowledged"
+    first.kill()
+    stop.set()
+    for t in threads:
+        t.join(10)
+    second = Serve("--clock", "manual", data_dir=data, port=first.port).start()
+    try:
+        stored = {p["metadata"]["name"]: p["metadata"] for p in requests.get(second.url + PODS).json()["items"]}
+        missing = sorted(set(acknowledged) - set(stored))
+        assert not missing, f"{len(missing)} acknowledged pods are gone after kill -9: {missing[:5]}"
+        for name, obj in acknowledged.items():
+            assert (stored[name]["uid"], stored[name]["resourceVersion"]) == \
+                (obj["metadata"]["uid"], obj["metadata"]["resourceVersion"])
     finally:
         second.stop()
 
