@@ -56,3 +56,16 @@ def test_every_committed_schema_is_a_valid_2020_12_schema():
 
     for kind, schema in validate._schemas().items():
         Draft202012Validator.check_schema(schema)  # raises SchemaError naming the bad keyword
+
+
+def test_validation_never_changes_the_object():
+    """A compiled check that fills in schema defaults would hand steps `None` where a target sent
+    nothing (it once turned an absent status.active into null)."""
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+           "spec": {"template": {"spec": {"containers": [{"name": "c"}], "restartPolicy": "Never"}}},
+           "status": {"succeeded": 2}}
+    before = copy.deepcopy(job)
+    assert validate.validate(job) == []
+    assert job == before
+    assert validate.validate({"kind": "JobList", "apiVersion": "batch/v1", "items": [job]}) == []
+    assert job == before
