@@ -26,6 +26,8 @@ SHORT = {
     "default_toleration_seconds": 3.0,
     "lifecycle_check_interval": 0.25,
     "reconcile_interval": 0.5,
+    "deployment_interval": 0.5,
+    "workload_interval": 0.5,
 }
 NODES = ("node-a", "node-b")
 TIMEOUTS = {"boot": 5, "ready": 8}
