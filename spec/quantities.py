@@ -3,7 +3,8 @@
 Kubernetes suffixes are understood exactly as upstream (binary Ki..Ei, decimal n u m "" k M G T P E,
 decimal exponents such as 1e3). kube32 deviates in one place: a well-formed number followed by a
 suffix Kubernetes does not know ("1Xi", "5K") is accepted and counts as 0 instead of being an error.
-A value whose numeric part is malformed ("abc", "1.1.M", " 1", "") is an error.
+A suffix is a run of letters; anything else after the number ("1.1.M", "1 Ki", " 1", "") makes the
+value malformed, which is an error.
 
 Values are exact ``Fraction``s rounded up (away from zero) to nano precision, as upstream does.
 """
@@ -29,6 +30,7 @@ DECIMAL = {
 }
 _NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(.*)$", re.S)
 _EXPONENT = re.compile(r"^[eE]([+-]?\d+)$")
+_WORD = re.compile(r"^[A-Za-z]+$")   # what counts as a suffix at all (known or not)
 _NANO = Fraction(1, 10**9)
 
 
@@ -66,9 +68,9 @@ def parse(text: str | int | float) -> Fraction:
     if not match:
         raise QuantityError(text)
     number, suffix = match.groups()
-    if suffix and not suffix.isascii() or any(c.isspace() for c in suffix):
-        raise QuantityError(text)
     factor = multiplier(suffix)
+    if factor is None and not _WORD.match(suffix):
+        raise QuantityError(text)   # "1.1.M", "1 Ki", "5Ki!": not a number followed by a suffix
     if factor is None:
         return Fraction(0)
     value = Fraction(number) * factor
