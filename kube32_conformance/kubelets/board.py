@@ -3,8 +3,11 @@
 A real kubelet decides by itself what it reports, so this driver only observes and switches:
 
 - ``register(...)`` waits until the board's Node is Ready over the API. The resource columns of
-  "these Ready nodes" are IGNORED (the board reports what it measures); labels and ``cordoned`` are
-  applied as user writes (PATCH) and taken back by ``detach`` at the end of the scenario.
+  "these Ready nodes" are IGNORED (the board reports what it measures) in scenarios written for rigs
+  (tagged ``@realtime`` or ``@needs-real-kubelet``: they promise not to depend on node figures); any
+  other scenario that fixes a board node's figures is disabled (``CapabilityMissing``) rather than
+  judged on figures the board does not have. Labels and ``cordoned`` are applied as user writes
+  (PATCH) and taken back by ``detach`` at the end of the scenario.
 - ``silence()`` holds the board in reset (EN low, port kept open): the node goes silent.
   ``resume()`` releases it and waits for its kubelet-ready console line.
 - ``due()`` is None: the board renews its Lease by itself.
@@ -21,6 +24,7 @@ import time
 from kube32_conformance.errors import CapabilityMissing
 
 READY_POLL = 0.1
+RIG_SCENARIO_TAGS = {"realtime", "needs-real-kubelet"}   # scenarios that do not depend on node figures
 
 
 class BoardNode:
@@ -64,6 +68,12 @@ class BoardNode:
             raise self._missing("a node that never reported status")
         if ready != "True":
             raise self._missing(f"reporting Ready {ready!r}")
+        figures = {**capacity, **allocatable}
+        if figures and not (RIG_SCENARIO_TAGS & set(getattr(self.ctx, "tags", ()))):
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(figures.items()))
+            raise self._missing(f"a node with the scenario's own figures ({shown}); a board reports what it "
+                                "measures, and only @realtime / @needs-real-kubelet scenarios promise not to "
+                                "depend on them")
         node = self.wait_ready()
         patch: dict = {}
         if labels:

@@ -39,7 +39,7 @@ def target(vrig):
 @pytest.fixture
 def scenario(target):
     target.begin_scenario()
-    yield SimpleNamespace(api=target.api, profile=target.profile)
+    yield SimpleNamespace(api=target.api, profile=target.profile, tags=frozenset({"realtime"}))
     target.end_scenario()
 
 
@@ -147,3 +147,21 @@ def test_a_control_plane_crash_is_a_board_failure_and_the_next_scenario_has_an_a
     assert target.api.get("Node", "node-a")["metadata"]["name"] == "node-a"
     target.check_health()
     target.end_scenario()
+
+
+def test_a_scenario_that_fixes_a_board_nodes_figures_is_disabled_unless_written_for_rigs(target):
+    target.begin_scenario()
+    try:
+        plain = SimpleNamespace(api=target.api, profile=target.profile, tags=frozenset({"clause-SCHED-X"}))
+        with pytest.raises(CapabilityMissing, match=r"scenario's own figures \(memory=100Ki\)"):
+            target.node_driver("node-a", plain).register(capacity={"memory": "100Ki"},
+                                                         allocatable={"memory": "100Ki"}, labels={})
+        # without figures it runs; labels are fine
+        target.node_driver("node-a", plain).register(capacity={}, allocatable={}, labels={"a": "b"})
+        rig_written = SimpleNamespace(api=target.api, profile=target.profile,
+                                      tags=frozenset({"needs-real-kubelet"}))
+        node = target.node_driver("node-a", rig_written)
+        node.register(capacity={"memory": "100Ki"}, allocatable={"memory": "100Ki"}, labels={})
+        assert node.capacity["memory"] == "192Ki"
+    finally:
+        target.end_scenario()
