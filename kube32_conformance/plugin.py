@@ -126,6 +126,7 @@ def k32(request: pytest.FixtureRequest, k32_target):
                 reason += f" (foreign nodes present: {', '.join(target.foreign_nodes[:5])})"
             pytest.skip(f"disabled: {reason}")
         ctx = ScenarioContext(target)
+        ctx.tags = frozenset(m.name for m in request.node.iter_markers())   # rig boards read them
     except BaseException:
         target.end_scenario()
         raise
