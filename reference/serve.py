@@ -37,7 +37,10 @@ class RunningServer:
             for channel in list(server._map.values()):
                 channel.close()
 
-        server.trigger.pull_trigger(close_everything)
+        try:
+            server.trigger.pull_trigger(close_everything)
+        except OSError:   # the trigger is already gone (the loop ended): close what is left from here
+            close_everything()
         self._thread.join(timeout=5)
         server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
         self.control_plane.stop()
