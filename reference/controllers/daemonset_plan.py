@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import math
 
 from reference.machinery.defaults import add_default_tolerations
+from reference.machinery.hashing import fnv32a, safe_encode, template_hash  # noqa: F401 (faults patch these names here)
 from spec import constants
 
 ROLLING_UPDATE = "RollingUpdate"
 ON_DELETE = "OnDelete"
 UPDATE_STRATEGIES = (ON_DELETE, ROLLING_UPDATE)       # upstream's order in its error message
-_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"         # k8s.io/apimachinery/pkg/util/rand
 
 
 # -- small predicates over pods and nodes ----------------------------------------------------
@@ -72,20 +71,8 @@ def should_run(template: dict, node: dict) -> bool:
     return all(labels.get(k) == v for k, v in selector.items())
 
 
-# -- the template hash ----------------------------------------------------------------------
-def fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for byte in data:
-        h ^= byte
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
 
 
-def template_hash(template: dict) -> str:
-    """A stable name for a pod template: FNV-32a over its canonical JSON, spelt with upstream's
-    SafeEncodeString alphabet (so values look like upstream's, e.g. ``6b7d9c5f4``)."""
-    canonical = json.dumps(template or {}, sort_keys=True, separators=(",", ":")).encode()
-    return "".join(_SAFE_ALPHABET[ord(c) % len(_SAFE_ALPHABET)] for c in str(fnv32a(canonical)))
 
 
 def pod_hash(pod: dict) -> str | None:

@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import math
 
 from reference.machinery.defaults import add_default_tolerations
+from reference.machinery.hashing import fnv32a, safe_encode, template_hash  # noqa: F401 (faults patch these names here)
 from spec import constants, timefmt
 
-SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"          # k8s.io/apimachinery/pkg/util/rand
 ROLLING_UPDATE = "RollingUpdate"
 RECREATE = "Recreate"
 
@@ -61,26 +60,10 @@ class DeletePod:
         return self.pod["metadata"]["name"]
 
 
-# -- the template hash ------------------------------------------------------------------------
-def fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for byte in data:
-        h ^= byte
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
 
 
-def safe_encode(text: str) -> str:
-    """Upstream's rand.SafeEncodeString: each character mapped into a vowel-free alphabet."""
-    return "".join(SAFE_ALPHABET[ord(c) % len(SAFE_ALPHABET)] for c in text)
 
 
-def template_hash(template: dict) -> str:
-    """The pod-template-hash of a pod template: stable for equal templates (key order does not
-    matter), different for changed ones. Upstream hashes a spew dump we cannot reproduce byte for
-    byte; the alphabet and the stability are what kube32 promises."""
-    canonical = json.dumps(template or {}, sort_keys=True, separators=(",", ":"))
-    return safe_encode(str(fnv32a(canonical.encode("utf-8"))))
 
 
 # -- int-or-percent and the fenceposts ----------------------------------------------------------
