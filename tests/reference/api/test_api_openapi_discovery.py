@@ -172,3 +172,25 @@ def test_openapi_document_is_generated_from_the_registry():
     doc = openapi.copy_document("batch", "v1")
     assert "/apis/batch/v1/namespaces/{namespace}/jobs/{name}/status" in doc["paths"]
     assert "/apis/batch/v1/jobs" in doc["paths"]
+
+
+def test_documents_are_well_formed_for_fuzzers(api):
+    """What OpenAPI tools need: unique operationIds, every {param} of a path declared as a required
+    path parameter, responses on every operation, parameters with name/in/schema."""
+    import re
+    for gv in GVS:
+        doc = api.get(f"/openapi/v3/{gv}").json
+        ids = []
+        for path, item in doc["paths"].items():
+            declared = {p["name"] for p in item.get("parameters", []) if p["in"] == "path"}
+            assert declared == set(re.findall(r"{(\w+)}", path)), path
+            assert all(p.get("required") for p in item.get("parameters", []) if p["in"] == "path")
+            for method, op in item.items():
+                if method == "parameters":
+                    continue
+                assert method in ("get", "put", "post", "patch", "delete"), method
+                ids.append(op["operationId"])
+                assert op["responses"], (path, method)
+                for p in op.get("parameters", []):
+                    assert {"name", "in", "schema"} <= set(p), (path, method, p)
+        assert len(ids) == len(set(ids)), f"{gv}: duplicate operationIds"
