@@ -11,6 +11,8 @@ Feature: Pods leave an unreachable node when their NoExecute toleration runs out
 
   Timing: "almost N seconds old" is half a check interval before timeAdded + N, "just over N
   seconds old" half a check interval after it, so a controller one check early or late fails.
+  timeAdded has whole seconds; on a manual clock the controller's checks are assumed to fall on
+  whole seconds plus multiples of the check interval (true when it starts with the clock).
 
   Background:
     Given a kube32 control plane

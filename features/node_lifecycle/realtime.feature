@@ -19,6 +19,7 @@ Feature: Eviction in real time
       When node "node-a" stops renewing its lease
       And the lease duration passes
       And the NoExecute delay passes
+      And the lifecycle check interval passes
       Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
       When the NoExecute taint on node "node-a" is almost as old as the default toleration
       Then pod "web" is bound to node "node-a"
@@ -62,6 +63,7 @@ Feature: Eviction in real time
       And node "node-a" stops renewing its lease
       And the lease duration passes
       And the NoExecute delay passes
+      And the lifecycle check interval passes
       Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
       And pod "odd" is evicted from node "node-a"
       And pod "zero" is evicted from node "node-a"

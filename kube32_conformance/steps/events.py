@@ -12,7 +12,15 @@ def events_about(k32, kind: str, name: str, reason: str) -> list[dict]:
     namespace = None if kind == "Node" else k32.ns
     fields = f"involvedObject.name={name},involvedObject.kind={kind},reason={reason}"
     path = "/api/v1/events" if namespace is None else f"/api/v1/namespaces/{namespace}/events"
-    return k32.api.call("GET", path, params={"fieldSelector": fields}).get("items", [])
+    items = k32.api.call("GET", path, params={"fieldSelector": fields}).get("items", [])
+    if kind == "Node":
+        # Nodes are cluster-scoped: on a shared target an earlier scenario's node of the same name
+        # left events too. Keep those about this node object (or naming no uid at all).
+        node = k32.api.try_get("Node", name)
+        uid = (node or {}).get("metadata", {}).get("uid")
+        if uid:
+            items = [e for e in items if (e.get("involvedObject") or {}).get("uid") in (None, "", uid)]
+    return items
 
 
 @then(parsers.re(r'a "(?P<etype>Normal|Warning)" event "(?P<reason>\w+)" about (?P<word>pod|node) '
