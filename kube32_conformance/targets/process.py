@@ -52,12 +52,14 @@ class ServeProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
+        self.extra_args: list[str] = []      # e.g. the simulator's --not-ready-timeout 6
         self.log_path = os.path.join(self.data_dir, "serve.log")
 
     def start(self, clock_start: float | None = None) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
         self.proc = subprocess.Popen(serve_command(self.port, self.data_dir, self.profile, self.clock,
-                                                   clock_start), stdout=log, stderr=subprocess.STDOUT)
+                                                   clock_start) + self.extra_args,
+                                     stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + BOOT_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -118,6 +120,23 @@ class ProcessTarget(HttpTarget):
         self.process.start(now)
         if isinstance(self.clock, base.ManualTargetClock):
             self.clock.refresh()
+
+    def restart_with_timeouts(self, not_ready_timeout: float | None, eviction_timeout: float | None) -> None:
+        """Restart ``serve`` with the simulator's --not-ready-timeout / --eviction-timeout flags;
+        they hold until the scenario ends (``end_scenario`` restarts it without them)."""
+        args = []
+        if not_ready_timeout is not None:
+            args += ["--not-ready-timeout", repr(float(not_ready_timeout))]
+        if eviction_timeout is not None:
+            args += ["--eviction-timeout", repr(float(eviction_timeout))]
+        self.process.extra_args = args
+        self.restart_control_plane()
+
+    def end_scenario(self) -> None:
+        super().end_scenario()
+        if self.process.extra_args:
+            self.process.extra_args = []
+            self.restart_control_plane()
 
     def stop(self) -> None:
         self.process.stop()
