@@ -25,6 +25,7 @@ import copy
 import dataclasses
 import enum
 
+from reference.machinery import defaults
 from spec import constants, reasons, timefmt
 
 NO_SCHEDULE = "NoSchedule"
@@ -249,7 +250,8 @@ def eviction_deadline(tolerations: list[dict], taint: dict, time_added: float) -
 
 
 def owned_by_daemonset(pod: dict) -> bool:
-    return any(ref.get("kind") == "DaemonSet" for ref in (pod.get("metadata") or {}).get("ownerReferences") or [])
+    """The same test the default-toleration admission uses (an ownerReference of kind DaemonSet)."""
+    return defaults.is_daemonset_pod(pod)
 
 
 def exempt(pod: dict) -> bool:

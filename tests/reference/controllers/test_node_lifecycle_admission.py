@@ -72,3 +72,12 @@ def test_helper_for_controllers():
     profile = profiles.load("simulator")
     pod = defaults.apply_default_tolerations({"spec": {}}, profile)
     assert pod["spec"]["tolerations"] == [NOT_READY, UNREACHABLE]
+
+
+def test_updates_are_not_defaulted(client):
+    create_pod(client)
+    pod = client.get("/api/v1/namespaces/default/pods/p").get_json()
+    pod["spec"]["tolerations"] = [{"key": "board", "operator": "Exists", "effect": "NoSchedule"}]
+    resp = client.put("/api/v1/namespaces/default/pods/p", json=pod)
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["spec"]["tolerations"] == pod["spec"]["tolerations"]     # no defaults added
