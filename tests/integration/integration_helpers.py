@@ -191,6 +191,20 @@ class Kubelet:
             "spec": {"holderIdentity": name, "leaseDurationSeconds": 15, "renewTime": self.now()}})
         return node
 
+    def renew(self, name: str) -> dict:
+        """Renew node ``name``'s Lease at the server's current time."""
+        return self.call("PATCH", f"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{name}",
+                         {"spec": {"renewTime": self.now()}}, "application/merge-patch+json")
+
+    def advance(self, seconds: float, nodes: tuple[str, ...] = ()) -> dict:
+        """Move the server's manual clock, renewing the given nodes' Leases first."""
+        for node in nodes:
+            self.renew(node)
+        return self.call("POST", "/debug/clock", {"advance": seconds})
+
+    def pods(self, ns: str) -> list[dict]:
+        return self.call("GET", f"/api/v1/namespaces/{ns}/pods")["items"]
+
     def pod(self, ns: str, name: str) -> dict:
         return self.call("GET", f"/api/v1/namespaces/{ns}/pods/{name}")
 

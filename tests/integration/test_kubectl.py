@@ -138,12 +138,15 @@ def test_get_table_wide_json_yaml(kubectl, kubelet, namespace, tmp_path):
 def test_get_nodes(kubectl):
     header, rows = table(kubectl.out("get", "nodes"))
     assert header == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
-    assert ["node-a", "Ready", "<none>", "0s", "v1.33.0-kube32"] in rows
+    node_a = next(r for r in rows if r[0] == "node-a")
+    assert node_a[:3] == ["node-a", "Ready", "<none>"] and re.fullmatch(r"\d+s", node_a[3])
+    assert node_a[4] == "v1.33.0-kube32"
     header, rows = table(kubectl.out("get", "nodes", "-o", "wide"))
     assert header == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE",
                       "KERNEL-VERSION", "CONTAINER-RUNTIME"]
-    assert ["node-b", "Ready", "<none>", "0s", "v1.33.0-kube32", "10.0.0.2", "<none>", "ESP-IDF v5.2",
-            "<unknown>", "kube32://1.0"] in rows
+    node_b = next(r for r in rows if r[0] == "node-b")
+    assert node_b[:3] == ["node-b", "Ready", "<none>"]
+    assert node_b[4:] == ["v1.33.0-kube32", "10.0.0.2", "<none>", "ESP-IDF v5.2", "<unknown>", "kube32://1.0"]
 
 
 def test_cordon_and_taint_a_node(kubectl):
@@ -193,7 +196,7 @@ def test_the_documents_oversized_pod_transcript(kubectl, namespace, server):
     ns = ["-n", namespace]
     assert kubectl.out("apply", "-f", str(EXAMPLES / "oversized-pod.yaml"), *ns).strip() == \
         "pod/oversized-pod created"
-    requests.post(server.url + "/debug/clock", json={"advance": 4})
+    Kubelet(server.url).advance(4, nodes=("node-a", "node-b"))
     header, rows = table(kubectl.out("get", "pod", "oversized-pod", *ns))
     assert header == POD_COLUMNS
     assert rows == [["oversized-pod", "0/1", "Pending", "0", "4s"]]
@@ -230,6 +233,25 @@ def test_deployment_and_service_apply_get_scale(kubectl, namespace, tmp_path, se
     assert rows[0][1].endswith("/3")
     header, rows = table(kubectl.out("get", "all", *ns))
     assert any(r[0] == "service/web" for r in rows) and any(r[0] == "deployment.apps/web" for r in rows)
+
+
+def test_rollout_status_and_wait_for_available(kubectl, kubelet, namespace, tmp_path):
+    """The Deployment controller creates the pods on its next pass; once the kubelet runs them,
+    ``rollout status`` and ``wait --for=condition=Available`` see the Deployment's status."""
+    ns = ["-n", namespace]
+    kubectl.out("apply", "-f", manifest("deployment.yaml", tmp_path), *ns)
+    kubelet.advance(1, nodes=("node-a", "node-b"))
+    pods = kubelet.pods(namespace)
+    assert len(pods) == 2, [p["metadata"]["name"] for p in pods]
+    for i, p in enumerate(pods):
+        kubelet.start(namespace, p["metadata"]["name"], ip=f"10.1.1.{i + 1}")
+    kubelet.advance(1, nodes=("node-a", "node-b"))
+    out = kubectl.out("rollout", "status", "deployment/web", "--timeout=30s", *ns)
+    assert out.strip().splitlines()[-1] == 'deployment "web" successfully rolled out'
+    assert kubectl.out("wait", "--for=condition=Available", "deployment/web", "--timeout=30s", *ns).strip() == \
+        "deployment.apps/web condition met"
+    _, rows = table(kubectl.out("get", "deploy", "web", *ns))
+    assert rows[0][:4] == ["web", "2/2", "2", "2"]
 
 
 def test_delete_and_wait_for_delete_of_a_bound_pod(kubectl, kubelet, namespace, tmp_path):
