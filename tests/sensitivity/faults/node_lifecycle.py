@@ -361,3 +361,14 @@ def _(mp):
 def _(mp):
     real = cli.timeout_flag_overrides
     mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(nrt, None))
+
+
+@fault("notready-event-every-check", breaks=["NODE-NOTREADY-EVENT"])
+def _(mp):
+    def noisy(node, state, now):
+        plan = _plan_node(node, state, now)
+        if state is not rules.Health.FRESH and not plan.events:
+            plan.events.append(rules.status_change_event(node["metadata"]["name"], "NodeNotReady"))
+            plan.changed = True
+        return plan
+    mp.setattr(rules, "plan_node", noisy)
