@@ -81,3 +81,15 @@ def test_updates_are_not_defaulted(client):
     resp = client.put("/api/v1/namespaces/default/pods/p", json=pod)
     assert resp.status_code == 200, resp.get_json()
     assert resp.get_json()["spec"]["tolerations"] == pod["spec"]["tolerations"]     # no defaults added
+
+
+def test_simulator_timeout_flags_map_to_profile_fields():
+    from kube32_conformance.cli import build_parser, timeout_flag_overrides
+
+    assert timeout_flag_overrides(6, 20) == {"not_ready_timeout": 6.0, "noexecute_delay": 6.0,
+                                             "default_toleration_seconds": 20.0}
+    assert timeout_flag_overrides(None, None) == {}
+    args = build_parser().parse_args(["serve", "--not-ready-timeout", "6", "--eviction-timeout", "20"])
+    assert (args.not_ready_timeout, args.eviction_timeout) == (6.0, 20.0)
+    profile = profiles.load("simulator", **timeout_flag_overrides(6, 20))
+    assert (profile.lease_duration, profile.not_ready_timeout, profile.noexecute_after) == (15.0, 6.0, 21.0)
