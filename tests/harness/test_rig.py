@@ -13,23 +13,11 @@ from hardware_harness.errors import BoardCrashed, HarnessError
 from hardware_harness.rig import Rig
 from hardware_harness.virtual.virtual_rig import VirtualRig
 
-try:
-    from reference.serve import start_in_thread  # noqa: F401
-
-    HAVE_REFERENCE = True
-except ImportError:  # pragma: no cover
-    HAVE_REFERENCE = False
-
-needs_reference = pytest.mark.skipif(
-    not HAVE_REFERENCE, reason="reference.serve.start_in_thread is not there yet (another room is writing it)"
-)
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
 
 
 @pytest.fixture(scope="module")
 def vrig(tmp_path_factory):
-    if not HAVE_REFERENCE:
-        pytest.skip("reference.serve.start_in_thread is not there yet (another room is writing it)")
     with VirtualRig(tmp_path_factory.mktemp("vrig"), ["node-a", "node-b"], lease_interval=0.3, lease_duration=2, prefix="r-") as vr:
         yield vr
 
@@ -55,7 +43,6 @@ def wait_until(fn, timeout=10.0):
     return fn()
 
 
-@needs_reference
 def test_start_registers_nodes_and_leases(rig):
     nodes = requests.get(f"{rig.api_url}/api/v1/nodes", timeout=5).json()["items"]
     by_name = {n["metadata"]["name"]: n for n in nodes}
@@ -69,7 +56,6 @@ def test_start_registers_nodes_and_leases(rig):
     assert rig.boot_reasons["r-node-a"].startswith("rst:0x1 (POWERON_RESET)")
 
 
-@needs_reference
 def test_allocatable_subtracts_pods_bound_to_the_node(rig):
     pod = {
         "apiVersion": "v1",
@@ -93,7 +79,6 @@ def test_allocatable_subtracts_pods_bound_to_the_node(rig):
     assert int(alloc["memory"]) == 192 * 1024 - 32 * 1024
 
 
-@needs_reference
 def test_hold_stops_lease_renewal_and_release_resumes_it(rig):
     mark = rig.mark()
     rig.hold("node-a")
@@ -108,7 +93,6 @@ def test_hold_stops_lease_renewal_and_release_resumes_it(rig):
     rig.check()
 
 
-@needs_reference
 def test_restart_control_plane_keeps_data_and_url(rig):
     url = rig.api_url
     rig.restart_control_plane()
@@ -118,7 +102,6 @@ def test_restart_control_plane_keeps_data_and_url(rig):
     rig.check()
 
 
-@needs_reference
 def test_crash_on_a_node_surfaces_through_rig_check(rig, vrig):
     mark = rig.mark()
     vrig.board("node-b").panic("InstrFetchProhibited")
@@ -136,8 +119,6 @@ def test_unknown_node_name_is_a_clear_error(tmp_path):
 
 
 def test_rig_check_reports_each_board(tmp_path):
-    if not HAVE_REFERENCE:
-        pytest.skip("reference.serve.start_in_thread is not there yet")
     with VirtualRig(tmp_path, ["node-c"], prefix="c-", lease_interval=0.3, lease_duration=2) as vr:
         report = rig_check(vr.rig_path)
     assert report.ok, report.format()
@@ -173,8 +154,6 @@ def test_rig_monitor_prefixes_lines_with_board_name(tmp_path):
 
 
 def test_rig_target_driver_adapts_the_rig(tmp_path):
-    if not HAVE_REFERENCE:
-        pytest.skip("reference.serve.start_in_thread is not there yet")
     from kube32_conformance.targets import base
     from kube32_conformance.targets.rig import RigTarget
     from spec import profiles

@@ -14,11 +14,6 @@ import pytest
 
 from tests.harness.rigrun import run_suite, scenario_results, short_rig
 
-try:
-    from reference.serve import start_in_thread  # noqa: F401
-except ImportError:  # pragma: no cover
-    pytest.skip("the reference server is needed for the virtual control plane", allow_module_level=True)
-
 
 @pytest.fixture(scope="module")
 def rig_run(tmp_path_factory):

@@ -23,11 +23,6 @@ from hardware_harness.virtual import NeverBoots
 from hardware_harness.virtual.node_firmware import NodeFirmware
 from tests.harness.rigrun import run_suite, scenario_results, short_rig
 
-try:
-    from reference.serve import start_in_thread  # noqa: F401
-except ImportError:  # pragma: no cover
-    pytest.skip("the reference server is needed for the virtual control plane", allow_module_level=True)
-
 FEATURE = """\
 @needs-real-kubelet @clause-KUBELET-FIREWALL-GPIO-PIN
 Feature: boards that break during a run

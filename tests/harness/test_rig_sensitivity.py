@@ -19,11 +19,6 @@ import pytest
 from hardware_harness.virtual import node_firmware
 from tests.harness.rigrun import run_suite, short_rig
 
-try:
-    from reference.serve import start_in_thread  # noqa: F401
-except ImportError:  # pragma: no cover
-    pytest.skip("the reference server is needed for the virtual control plane", allow_module_level=True)
-
 
 def _kubelets(vrig):
     return [b.firmware for b in vrig.boards.values() if isinstance(b.firmware, node_firmware.NodeFirmware)]

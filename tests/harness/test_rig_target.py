@@ -14,11 +14,6 @@ from kube32_conformance.targets.rig import BoardFailure, RigTarget
 from spec import profiles
 from tests.harness.rigrun import NODES, SHORT, TIMEOUTS
 
-try:
-    from reference.serve import start_in_thread  # noqa: F401
-except ImportError:  # pragma: no cover
-    pytest.skip("the reference server is needed for the virtual control plane", allow_module_level=True)
-
 
 @pytest.fixture(scope="module")
 def vrig(tmp_path_factory):
