@@ -66,6 +66,41 @@ def renews_again(k32, name):
     k32.kubelet(name).resume()
 
 
+@when(step('the kubelet on node "{node}" reports node status'))
+def kubelet_reports(k32, node):
+    """A status write with the kubelet's current figures (it subtracts the pods it runs)."""
+    k32.kubelet(node).report_status()
+
+
+@given(step('node "{name}" gets taint "{taint}"'))
+@when(step('node "{name}" gets taint "{taint}"'))
+def gets_taint(k32, name, taint):
+    """``key=value:Effect`` or ``key:Effect``, appended to spec.taints (a Node write)."""
+    head, sep, effect = taint.rpartition(":")
+    if not sep:
+        raise ValueError(f"taints are written key[=value]:Effect; got {taint!r}")
+    key, _, value = head.partition("=")
+    node = k32.api.get("Node", name)
+    taints = list((node.get("spec") or {}).get("taints") or [])
+    entry = {"key": key, "effect": effect}
+    if value:
+        entry["value"] = value
+    taints.append(entry)
+    k32.api.patch("Node", name, {"spec": {"taints": taints}})
+
+
+@given(step('the kubelet on node "{node}" reports its status without a Ready condition'))
+def kubelet_reports_no_ready(k32, node):
+    """A status write whose conditions list has no Ready entry (figures as usual)."""
+    kubelet = k32.kubelet(node)
+
+    def mutate(obj: dict) -> None:
+        status = kubelet.node_status()
+        status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
+        obj["status"] = status
+    kubelet._write("Node", node, None, mutate)
+
+
 # -- assertions ---------------------------------------------------------------------------
 def _condition(node: dict, ctype: str) -> dict | None:
     return next((c for c in (node.get("status") or {}).get("conditions") or [] if c.get("type") == ctype), None)

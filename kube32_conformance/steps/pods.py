@@ -96,6 +96,15 @@ def delete_pod(k32, name):
     k32.responses[name] = k32.api.delete("Pod", k32.name(name), k32.ns)
 
 
+@when(step('I label pod "{name}" with "{label}"'))
+def label_pod(k32, name, label):
+    """A user's write to the pod (metadata only): it leaves the pod's status as it was."""
+    key, sep, value = label.partition("=")
+    if not sep:
+        raise ValueError(f"labels are written key=value; got {label!r}")
+    k32.api.patch("Pod", k32.name(name), {"metadata": {"labels": {key: value}}}, k32.ns)
+
+
 # -- assertions ---------------------------------------------------------------------------
 @then(step('pod "{name}" is bound to node "{node}"'))
 def bound_to(k32, name, node):

@@ -1,28 +1,17 @@
 """Scheduler steps: only the phrases the common vocabulary does not have.
 
 - the PodScheduled condition's message and the FailedScheduling event's identity, source and count;
-- a kubelet status report that changes nothing (to end the "written after the last report" window);
-- a taint write on a node (a Node write that is not a status report; the scheduler ignores taints).
+(Node writes — taints, status reports — and pod label writes live in the common node and pod steps.)
 Black-box: HTTP through ``k32.api`` and the fake kubelets only.
 """
 
 from __future__ import annotations
 
-from pytest_bdd import given, then, when
+from pytest_bdd import then
 
-from kube32_conformance.steps._util import explain_missing, step
-
-
-def get_pod(k32, name: str) -> dict:
-    pod = k32.api.try_get("Pod", k32.name(name), k32.ns)
-    assert pod is not None, explain_missing(k32, name, "pod")
-    return pod
-
-
-def events_about(k32, kind: str, name: str, reason: str) -> list[dict]:
-    fields = f"involvedObject.name={name},involvedObject.kind={kind},reason={reason}"
-    return k32.api.call("GET", f"/api/v1/namespaces/{k32.ns}/events",
-                        params={"fieldSelector": fields}).get("items", [])
+from kube32_conformance.steps._util import step
+from kube32_conformance.steps.events import events_about
+from kube32_conformance.steps.pods import get_pod
 
 
 def _scheduled_condition(pod: dict) -> dict | None:
@@ -69,41 +58,6 @@ def failed_scheduling_counted(k32, name, times):
         assert len(events) == 1, f"there are {len(events)} FailedScheduling events (counts {counts})"
         assert counts[0] >= times, f"its count is {counts[0]}"
     k32.eventually(check, f'one FailedScheduling event about pod "{name}"')
-
-
-@when(step('the kubelet on node "{node}" reports node status'))
-def kubelet_reports(k32, node):
-    """A status write with the kubelet's current figures (it subtracts the pods it runs)."""
-    k32.kubelet(node).report_status()
-
-
-@given(step('node "{name}" gets taint "{taint}"'))
-@when(step('node "{name}" gets taint "{taint}"'))
-def gets_taint(k32, name, taint):
-    """``key=value:Effect`` or ``key:Effect``, appended to spec.taints (a Node write)."""
-    head, sep, effect = taint.rpartition(":")
-    if not sep:
-        raise ValueError(f"taints are written key[=value]:Effect; got {taint!r}")
-    key, _, value = head.partition("=")
-    node = k32.api.get("Node", name)
-    taints = list((node.get("spec") or {}).get("taints") or [])
-    entry = {"key": key, "effect": effect}
-    if value:
-        entry["value"] = value
-    taints.append(entry)
-    k32.api.patch("Node", name, {"spec": {"taints": taints}})
-
-
-@given(step('the kubelet on node "{node}" reports its status without a Ready condition'))
-def kubelet_reports_no_ready(k32, node):
-    """A status write whose conditions list has no Ready entry (figures as usual)."""
-    kubelet = k32.kubelet(node)
-
-    def mutate(obj: dict) -> None:
-        status = kubelet.node_status()
-        status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
-        obj["status"] = status
-    kubelet._write("Node", node, None, mutate)
 
 
 @then(step('the PodScheduled condition of pod "{name}" is True'))
@@ -160,12 +114,3 @@ def events_listed(k32, name, datatable):
             shown = [{key: row.get(key) for key in want} for row in rows]
             assert want in shown, f"no row {want}; rows show {shown}"
     k32.eventually(check, f'events listed by involvedObject.name "{name}"')
-
-
-@when(step('I label pod "{name}" with "{label}"'))
-def label_pod(k32, name, label):
-    """A user's write to the pod (metadata only): it leaves the pod's status as it was."""
-    key, sep, value = label.partition("=")
-    if not sep:
-        raise ValueError(f"labels are written key=value; got {label!r}")
-    k32.api.patch("Pod", k32.name(name), {"metadata": {"labels": {key: value}}}, k32.ns)
