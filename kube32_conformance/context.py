@@ -25,7 +25,7 @@ HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real c
 
 
 class ScenarioContext:
-    def __init__(self, target, namespace: str | None = None) -> None:
+    def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset()) -> None:
         self.target = target
         self.api: ApiClient = target.api
         self.profile = target.profile
@@ -35,6 +35,7 @@ class ScenarioContext:
         self.objects: dict[str, dict] = {}       # feature name -> last object seen/created
         self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
         self.notes: dict[str, Any] = {}          # scratch space for area steps
+        self.tags = tags                         # the scenario's tags (rig boards read them)
         self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
 
     # -- names ----------------------------------------------------------------------------

@@ -125,8 +125,7 @@ def k32(request: pytest.FixtureRequest, k32_target):
             if "exclusive-nodes" in missing and getattr(target, "foreign_nodes", None):
                 reason += f" (foreign nodes present: {', '.join(target.foreign_nodes[:5])})"
             pytest.skip(f"disabled: {reason}")
-        ctx = ScenarioContext(target)
-        ctx.tags = frozenset(m.name for m in request.node.iter_markers())   # rig boards read them
+        ctx = ScenarioContext(target, tags=frozenset(m.name for m in request.node.iter_markers()))
     except BaseException:
         target.end_scenario()
         raise
