@@ -42,8 +42,8 @@ class RunningServer:
         except OSError:   # the trigger is already gone (the loop ended): close what is left from here
             close_everything()
         self._thread.join(timeout=5)
+        self.control_plane.stop()       # closes the store first: open watch streams end at once
         server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
-        self.control_plane.stop()
 
 
 def start_in_thread(config: Config) -> RunningServer:

@@ -91,6 +91,8 @@ def stream(cp, resource, namespace: str | None) -> Response:
                 yield KEEPALIVE_CHUNK          # finds clients that went away, freeing the thread
                 quiet_since = time.monotonic()
             if view is not None:
+                if cp.store.closed:
+                    return
                 time.sleep(POLL)
                 for chunk in view_changes():
                     quiet_since = time.monotonic()

@@ -33,6 +33,7 @@ def _names(res: str) -> tuple[str, str]:
 
 class Store:
     def __init__(self, backend, clock: Clock) -> None:
+        self.closed = False
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
         self._backend = backend
@@ -214,7 +215,9 @@ class Store:
             return copy.deepcopy(gone)
 
     def close(self) -> None:
+        """Close the backend; open watches end at once (their servers are shutting down)."""
         with self.lock:
+            self.closed = True
             self._changed.notify_all()
             self._backend.close()
 
@@ -244,7 +247,11 @@ class Watch:
 
     def __init__(self, store: Store, res: str, namespace: str | None, cursor: int) -> None:
         self.store, self.res, self.namespace, self.cursor = store, res, namespace, cursor
-        self.closed = False
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self.store.closed
 
     def next(self, timeout: float) -> tuple[str, dict] | None:
         """The next event (a deep copy), waiting up to ``timeout`` seconds; None when quiet or closed."""
@@ -268,4 +275,4 @@ class Watch:
                 yield event
 
     def close(self) -> None:
-        self.closed = True
+        self._closed = True
