@@ -10,7 +10,9 @@ PodScheduled=False/Unschedulable and a Warning ``FailedScheduling`` event in kub
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import heapq
 import json
 
 from reference.scheduler import accounting, framework, messages, registry
@@ -19,6 +21,7 @@ from spec import reasons, timefmt
 
 ANNOTATION_DECISION = "scheduler.kube32.io/decision"
 NEAR_TIE = 1e-9     # float scores this close are compared exactly
+EXPLAIN_NODES = 10  # per-node verdicts the decision annotation lists (best-scoring, and rejected)
 
 
 @dataclasses.dataclass
@@ -41,19 +44,28 @@ class Decision:
         return messages.fit_error(self.total_nodes, self.rejected.values())
 
     def explain(self) -> dict:
-        """The annotation's content: the chosen node, then each node's verdict by name."""
-        nodes: dict[str, dict] = {}
+        """The annotation's content: the chosen node, how many nodes each filter rejected, and the
+        verdicts of at most EXPLAIN_NODES best-scoring and EXPLAIN_NODES rejected nodes by name (an
+        annotation listing every node of a large cluster would outweigh the pod itself)."""
         scores = self.scores
-        for name in sorted({*self.rejected, *scores}):
+        best = heapq.nsmallest(EXPLAIN_NODES, scores, key=lambda n: (-scores[n], n.encode("utf-8")))
+        rejected = heapq.nsmallest(EXPLAIN_NODES, self.rejected, key=lambda n: n.encode("utf-8"))
+        nodes: dict[str, dict] = {}
+        for name in sorted({*best, *rejected}):
             status = self.rejected.get(name)
             if status is not None:
                 nodes[name] = {"filter": status.plugin, "reasons": list(status.reasons)}
             else:
                 nodes[name] = {"score": round(scores[name], 4)}
-        out: dict = {"node": self.node, "feasible": len(self.feasible)}
+        out: dict = {"node": self.node, "feasible": len(self.feasible),
+                     "rejectedBy": dict(sorted(collections.Counter(
+                         s.plugin for s in self.rejected.values()).items()))}
         if self.node is None:
             out["message"] = self.message
         out["nodes"] = nodes
+        omitted = len(scores) + len(self.rejected) - len(nodes)
+        if omitted:
+            out["omitted"] = omitted
         return out
 
 

@@ -163,3 +163,16 @@ def test_cache_is_seeded_from_an_existing_store(cp):
         [info] = fresh.nodes()
     assert info.accounted["memory"] == 60 * 1024
     assert isinstance(info, framework.NodeInfo)
+
+
+def test_the_decision_annotation_stays_small_on_a_large_cluster():
+    from reference.scheduler import scheduler as sched
+
+    statuses = {f"r{i:03d}": framework.Status(framework.Code.UNSCHEDULABLE, ["node(s) were not ready"],
+                                              plugin="NodeReadiness") for i in range(40)}
+    feasible = [f"f{i:03d}" for i in range(40)]
+    decision = sched.Decision("f039", 80, statuses, feasible, [float(i) for i in range(40)])
+    out = decision.explain()
+    assert len(out["nodes"]) == 2 * sched.EXPLAIN_NODES and out["omitted"] == 80 - 2 * sched.EXPLAIN_NODES
+    assert out["rejectedBy"] == {"NodeReadiness": 40}
+    assert "f039" in out["nodes"] and "f029" not in out["nodes"]     # the best-scoring ones are kept
