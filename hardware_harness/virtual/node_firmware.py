@@ -26,6 +26,7 @@ from .firmware import BoardIO, Firmware
 
 DEFAULT_CAPACITY = {constants.MEMORY: "192Ki", "esp32.io/psram": "4Mi", constants.GPIO: "16"}
 # GPIOs an ESP32 (WROOM) can give out: 6-11 drive the flash, 20/24/28-31 are not bonded out.
+KUBELET_CONDITIONS = ("Initialized", "ContainersReady", "Ready")   # the pod conditions a kubelet owns
 DEFAULT_PINS = frozenset([0, 1, 2, 3, 4, 5, *range(12, 20), 21, 22, 23, 25, 26, 27, *range(32, 40)])
 _TERMINAL = ("Succeeded", "Failed")
 _HW = profiles.load("hardware")
@@ -231,9 +232,12 @@ class NodeFirmware(Firmware):
         now = timefmt.rfc3339(time.time())
         status = {"phase": phase, "startTime": now, "hostIP": "10.32.0.1"}
         ready = "True" if phase == "Running" else "False"
-        status["conditions"] = [{"type": t, "status": s, "lastTransitionTime": now} for t, s in
-                                (("PodScheduled", "True"), ("Initialized", "True"), ("ContainersReady", ready),
-                                 ("Ready", ready))]
+        mine = [{"type": t, "status": s, "lastTransitionTime": now} for t, s in
+                (("Initialized", "True"), ("ContainersReady", ready), ("Ready", ready))]
+        # conditions other components own (PodScheduled, DisruptionTarget) are kept, as a kubelet does
+        kept = [c for c in (pod.get("status") or {}).get("conditions") or []
+                if c.get("type") not in KUBELET_CONDITIONS]
+        status["conditions"] = kept + mine
         if phase == "Running":
             self._ips += 1
             ip = f"10.32.{sum(map(ord, self.node_name)) % 250 + 1}.{self._ips % 250 + 2}"
