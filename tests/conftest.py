@@ -8,3 +8,17 @@ pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent.parent
 FEATURES = REPO / "features"
+
+
+def run_features(pytester, report_dir: Path, *args: str):
+    """Run the feature suite in-process through the real plugin; (pytest result, clauses.json)."""
+    import json
+
+    result = pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider",
+                                          "-q", "--report", str(report_dir), *args)
+    return result, json.loads((report_dir / "clauses.json").read_text())
+
+
+def statuses(doc: dict) -> dict[str, str]:
+    """clause id -> clause status of a clauses.json document."""
+    return {row["id"]: row["status"] for row in doc["clauses"]}

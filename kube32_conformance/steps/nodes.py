@@ -120,20 +120,19 @@ def node_condition(k32, name, ctype, status, reason):
     k32.eventually(check, f'node "{name}" condition {ctype}={status} ({reason})')
 
 
+def _is_ready(k32, name: str) -> None:
+    cond = _condition(k32.api.get("Node", name), "Ready")
+    assert cond is not None and cond.get("status") == "True", f"Ready condition is {cond}"
+
+
 @then(step('node "{name}" is Ready'))
 def node_ready(k32, name):
-    def check():
-        cond = _condition(k32.api.get("Node", name), "Ready")
-        assert cond is not None and cond.get("status") == "True", f"Ready condition is {cond}"
-    k32.eventually(check, f'node "{name}" Ready')
+    k32.eventually(lambda: _is_ready(k32, name), f'node "{name}" Ready')
 
 
 @then(step('node "{name}" stays Ready'))
 def node_stays_ready(k32, name):
-    def check():
-        cond = _condition(k32.api.get("Node", name), "Ready")
-        assert cond is not None and cond.get("status") == "True", f"Ready condition is {cond}"
-    k32.consistently(check, f'node "{name}" stays Ready')
+    k32.consistently(lambda: _is_ready(k32, name), f'node "{name}" stays Ready')
 
 
 @then(step('node "{name}" has taint "{taint}"'))

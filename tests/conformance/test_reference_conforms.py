@@ -9,16 +9,13 @@ import json
 import pytest
 
 from spec import catalogue
-from tests.conftest import FEATURES
+from tests.conftest import FEATURES, run_features
 
 CATALOGUE = catalogue.load()
 
 
 def run_area(pytester: pytest.Pytester, tmp_path, area: str) -> dict:
-    report = tmp_path / "report"
-    pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider", "-q",
-                                 "--report", str(report), "--area", area)
-    return json.loads((report / "clauses.json").read_text())
+    return run_features(pytester, tmp_path / "report", "--area", area)[1]
 
 
 @pytest.mark.parametrize("area", sorted(CATALOGUE.by_area()))

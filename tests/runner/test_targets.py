@@ -3,7 +3,6 @@ subprocess (manual clock, restartable), and on a plain HTTP URL; plus the packag
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import textwrap
@@ -13,7 +12,7 @@ import pytest
 
 from kube32_conformance.targets.process import ServeProcess
 from spec import profiles
-from tests.conftest import REPO
+from tests.conftest import REPO, run_features, statuses
 
 FEATURE = textwrap.dedent('''
     Feature: targets
@@ -50,12 +49,9 @@ def features(tmp_path, monkeypatch):
     return root
 
 
-def run(pytester, tmp_path, *args) -> dict[str, str]:
-    report = tmp_path / "report"
-    pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider",
-                                 "--report", str(report), *args)
-    doc = json.loads((report / "clauses.json").read_text())
-    return {r["id"]: r["status"] for r in doc["clauses"]}, doc
+def run(pytester, tmp_path, *args) -> tuple[dict[str, str], dict]:
+    _, doc = run_features(pytester, tmp_path / "report", *args)
+    return statuses(doc), doc
 
 
 @pytest.mark.parametrize("target", ["reference", "process"])

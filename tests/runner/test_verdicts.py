@@ -3,10 +3,11 @@ in-process reference, and the reports it writes."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import pytest
+
+from tests.conftest import run_features, statuses
 
 FEATURE = textwrap.dedent('''
     Feature: verdicts
@@ -46,14 +47,7 @@ def features(tmp_path, monkeypatch):
 
 
 def run(pytester, tmp_path, *args) -> tuple[pytest.RunResult, dict]:
-    report = tmp_path / "report"
-    result = pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider",
-                                          "--report", str(report), *args)
-    return result, json.loads((report / "clauses.json").read_text())
-
-
-def statuses(doc: dict) -> dict[str, str]:
-    return {row["id"]: row["status"] for row in doc["clauses"]}
+    return run_features(pytester, tmp_path / "report", *args)
 
 
 def test_passed_failed_disabled_and_uncovered(features, pytester, tmp_path):

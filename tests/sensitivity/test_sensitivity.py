@@ -3,22 +3,17 @@ FAIL against the in-process reference. This is the proof that the features can f
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from spec import catalogue
-from tests.conftest import FEATURES
+from tests.conftest import FEATURES, run_features
 from tests.sensitivity.registry import load_all
 
 FAULTS = load_all()
 
 
 def run_clauses(pytester: pytest.Pytester, tmp_path, clauses: list[str]) -> dict[str, dict]:
-    report = tmp_path / "report"
-    pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider", "-q",
-                                 "--report", str(report), *(f"--clause={c}" for c in clauses))
-    doc = json.loads((report / "clauses.json").read_text())
+    _, doc = run_features(pytester, tmp_path / "report", *(f"--clause={c}" for c in clauses))
     return {row["id"]: row for row in doc["clauses"]}
 
 
