@@ -50,3 +50,9 @@ def test_clauses_lists_every_clause_with_coverage(tmp_path):
 def test_serve_rejects_an_unknown_profile_field(tmp_path):
     done = cli("serve", "--set", "lease_durations=3", cwd=tmp_path)
     assert done.returncode != 0 and "unknown profile field" in done.stderr
+
+
+def test_clauses_check_passes_on_the_shipped_suite(tmp_path):
+    done = cli("clauses", "--check", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert done.stdout.strip().endswith("0 problems")
