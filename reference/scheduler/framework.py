@@ -115,6 +115,19 @@ class NodeInfo:
 Rejections = list[tuple[NodeInfo, Status]]
 
 
+def split_by_free(nodes: list[NodeInfo], key: str, amount: int,
+                  status: Status) -> tuple[list[NodeInfo], Rejections]:
+    """The nodes with at least ``amount`` of ``key`` free, and the others rejected with ``status``."""
+    passed: list[NodeInfo] = []
+    rejected: Rejections = []
+    for node in nodes:
+        if amount <= node.free[key]:
+            passed.append(node)
+        else:
+            rejected.append((node, status))
+    return passed, rejected
+
+
 class FilterPlugin:
     """A filter. Subclasses implement ``filter_all`` (the whole candidate list at once, so a
     decision over many nodes runs as a few tight loops) and may override ``pre_filter``."""

@@ -26,12 +26,5 @@ class MemoryFit(framework.FilterPlugin):
         return None if need(pod) > 0 else framework.SKIP
 
     def filter_all(self, pod, nodes):
-        amount, key = need(pod), resources.MEMORY
         status = framework.unschedulable(NAME, REASON)
-        passed, rejected = [], []
-        for node in nodes:
-            if amount <= node.free[key]:
-                passed.append(node)
-            else:
-                rejected.append((node, status))
-        return passed, rejected
+        return framework.split_by_free(nodes, resources.MEMORY, need(pod), status)

@@ -27,12 +27,5 @@ class PsramFit(framework.FilterPlugin):
         return None if need(pod) > 0 else framework.SKIP
 
     def filter_all(self, pod, nodes):
-        amount, key = need(pod), resources.PSRAM
         status = framework.unschedulable(NAME, reason(pod))
-        passed, rejected = [], []
-        for node in nodes:
-            if amount <= node.free[key]:
-                passed.append(node)
-            else:
-                rejected.append((node, status))
-        return passed, rejected
+        return framework.split_by_free(nodes, resources.PSRAM, need(pod), status)
