@@ -22,3 +22,12 @@ def run_features(pytester, report_dir: Path, *args: str):
 def statuses(doc: dict) -> dict[str, str]:
     """clause id -> clause status of a clauses.json document."""
     return {row["id"]: row["status"] for row in doc["clauses"]}
+
+
+def feature_dir(tmp_path: Path, monkeypatch, name: str, text: str) -> Path:
+    """A features directory holding one feature file, made the one the runner reads."""
+    root = tmp_path / "features"
+    root.mkdir()
+    (root / name).write_text(text)
+    monkeypatch.setenv("KUBE32_FEATURES", str(root))
+    return root

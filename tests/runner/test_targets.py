@@ -12,7 +12,7 @@ import pytest
 
 from kube32_conformance.targets.process import ServeProcess
 from spec import profiles
-from tests.conftest import REPO, run_features, statuses
+from tests.conftest import REPO, feature_dir, run_features, statuses
 
 FEATURE = textwrap.dedent('''
     Feature: targets
@@ -42,11 +42,7 @@ FEATURE = textwrap.dedent('''
 
 @pytest.fixture
 def features(tmp_path, monkeypatch):
-    root = tmp_path / "features"
-    root.mkdir()
-    (root / "targets.feature").write_text(FEATURE)
-    monkeypatch.setenv("KUBE32_FEATURES", str(root))
-    return root
+    return feature_dir(tmp_path, monkeypatch, "targets.feature", FEATURE)
 
 
 def run(pytester, tmp_path, *args) -> tuple[dict[str, str], dict]:

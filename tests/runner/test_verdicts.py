@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import run_features, statuses
+from tests.conftest import feature_dir, run_features, statuses
 
 FEATURE = textwrap.dedent('''
     Feature: verdicts
@@ -39,11 +39,7 @@ FEATURE = textwrap.dedent('''
 
 @pytest.fixture
 def features(tmp_path, monkeypatch):
-    root = tmp_path / "features"
-    root.mkdir()
-    (root / "verdicts.feature").write_text(FEATURE)
-    monkeypatch.setenv("KUBE32_FEATURES", str(root))
-    return root
+    return feature_dir(tmp_path, monkeypatch, "verdicts.feature", FEATURE)
 
 
 def run(pytester, tmp_path, *args) -> tuple[pytest.RunResult, dict]:
