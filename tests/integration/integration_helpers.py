@@ -235,3 +235,14 @@ class Kubelet:
 
     def confirm_delete(self, ns: str, name: str) -> None:
         self.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}?gracePeriodSeconds=0")
+
+
+def start_two_board_cluster(s3_board: str, plain_board: str) -> Serve:
+    """`serve` with the document's example cluster: an S3 board with 2 MiB of PSRAM (labelled
+    board=esp32-s3) and a plain board without PSRAM."""
+    running = Serve("--clock", "manual").start()
+    kubelet = Kubelet(running.url)
+    kubelet.register(s3_board, labels={"board": "esp32-s3"},
+                     allocatable={"memory": "200Ki", "esp32.io/psram": "2Mi", "esp32.io/gpio": "8"})
+    kubelet.register(plain_board, allocatable={"memory": "200Ki", "esp32.io/gpio": "8"}, address="10.0.0.2")
+    return running

@@ -16,7 +16,15 @@ import re
 import pytest
 import requests
 import yaml
-from integration_helpers import EXAMPLES, Kubectl, Kubelet, Serve, columns, kubectl_binary, write_kubeconfig
+from integration_helpers import (
+    EXAMPLES,
+    Kubectl,
+    Kubelet,
+    columns,
+    kubectl_binary,
+    start_two_board_cluster,
+    write_kubeconfig,
+)
 
 pytestmark = pytest.mark.kubectl
 
@@ -34,12 +42,7 @@ def require(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def server():
-    running = Serve("--clock", "manual").start()
-    kubelet = Kubelet(running.url)
-    # The document's two-board cluster: an S3 board with 2 MiB of PSRAM and a plain board.
-    kubelet.register("node-a", labels={"board": "esp32-s3"},
-                     allocatable={"memory": "200Ki", "esp32.io/psram": "2Mi", "esp32.io/gpio": "8"})
-    kubelet.register("node-b", allocatable={"memory": "200Ki", "esp32.io/gpio": "8"}, address="10.0.0.2")
+    running = start_two_board_cluster("node-a", "node-b")
     yield running
     running.stop()
 

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 import requests
-from integration_helpers import KUBECTL_TIMEOUT, Kubelet, Serve, columns, kubectl_binary, write_kubeconfig
+from integration_helpers import (
+    KUBECTL_TIMEOUT,
+    columns,
+    kubectl_binary,
+    start_two_board_cluster,
+    write_kubeconfig,
+)
 
 pytestmark = pytest.mark.kubectl
 
@@ -24,11 +30,7 @@ MESSAGE = ("0/2 nodes are available: 1 Insufficient esp32.io/psram, "
 
 @pytest.fixture(scope="module")
 def server():
-    running = Serve("--clock", "manual").start()
-    kubelet = Kubelet(running.url)
-    kubelet.register("esp-s3", labels={"board": "esp32-s3"},
-                     allocatable={"memory": "200Ki", "esp32.io/psram": "2Mi", "esp32.io/gpio": "8"})
-    kubelet.register("esp-c3", allocatable={"memory": "200Ki", "esp32.io/gpio": "8"}, address="10.0.0.2")
+    running = start_two_board_cluster("esp-s3", "esp-c3")
     yield running
     running.stop()
 
