@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reference.app import create_app  # noqa: E402
-from reference.config import Config  # noqa: E402
-from spec import constants  # noqa: E402
+from kube32.reference.app import create_app  # noqa: E402
+from kube32.reference.config import Config  # noqa: E402
+from kube32.spec import constants  # noqa: E402
 
 NS = "default"
 

@@ -16,12 +16,12 @@ import json
 import sys
 import timeit
 
-from reference.clock import ManualClock
-from reference.events import EventRecorder
-from reference.scheduler import framework
-from reference.scheduler.scheduler import Scheduler
-from reference.store import MemoryBackend, Store
-from spec import quantities
+from kube32.reference.clock import ManualClock
+from kube32.reference.events import EventRecorder
+from kube32.reference.scheduler import framework
+from kube32.reference.scheduler.scheduler import Scheduler
+from kube32.reference.store import MemoryBackend, Store
+from kube32.spec import quantities
 
 SIZES = (10, 100, 1000)
 

@@ -7,14 +7,14 @@ from pathlib import Path
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent.parent
-FEATURES = REPO / "features"
+FEATURES = REPO / "kube32" / "features"
 
 
 def run_features(pytester, report_dir: Path, *args: str):
     """Run the feature suite in-process through the real plugin; (pytest result, clauses.json)."""
     import json
 
-    result = pytester.runpytest_inprocess("--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider",
+    result = pytester.runpytest_inprocess("--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider",
                                           "-q", "--report", str(report_dir), *args)
     return result, json.loads((report_dir / "clauses.json").read_text())
 

@@ -21,7 +21,7 @@ SHORT = {
 def test_lifecycle_timeline_in_real_time(pytester, monkeypatch, tmp_path):
     monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
     report = tmp_path / "report"
-    args = ["--pyargs", "kube32_conformance.bind", "-p", "no:cacheprovider", "-q", "--report", str(report),
+    args = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-q", "--report", str(report),
             "--target", "process:real", "-m", "realtime", "--area", "node_lifecycle"]
     for field, value in SHORT.items():
         args += ["--profile-set", f"{field}={value}"]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from spec import catalogue
+from kube32.spec import catalogue
 from tests.conftest import FEATURES, run_features
 
 CATALOGUE = catalogue.load()

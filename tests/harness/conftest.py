@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from hardware_harness import BoardConsole
-from hardware_harness.virtual import Rfc2217Server, VirtualBoard
+from kube32.harness import BoardConsole
+from kube32.harness.virtual import Rfc2217Server, VirtualBoard
 
 _ids = itertools.count()
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from hardware_harness import (
+from kube32.harness import (
     BoardConsole,
     BoardCrashed,
     BoardDisconnected,
@@ -17,8 +17,8 @@ from hardware_harness import (
     ResetNotSupported,
     StateError,
 )
-from hardware_harness import flash as flash_mod
-from hardware_harness.virtual import NeverBoots
+from kube32.harness import flash as flash_mod
+from kube32.harness.virtual import NeverBoots
 
 BOOTED = r"main_task: Calling app_main\(\)"
 
@@ -147,7 +147,7 @@ def test_line_noise_is_garbage_not_an_error(make_board, open_console):
     board.inject(b"\xff\xfe\x00\x9c\x80 garbage\r\n\x1b[0;32mI (9) app: after noise\x1b[0m\r\n")
     line = console.expect("app: after noise", 5)
     assert line.line.text == "I (9) app: after noise"
-    from hardware_harness.console import Garbage
+    from kube32.harness.console import Garbage
 
     assert any(isinstance(cl.event, Garbage) for cl in console.slice())
     console.check()

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hardware_harness.console import (
+from kube32.harness.console import (
     RESET_REASONS,
     Alarm,
     Crash,
@@ -18,7 +18,7 @@ from hardware_harness.console import (
     Text,
     parse_line,
 )
-from hardware_harness.virtual.texts import abort_block, panic_block
+from kube32.harness.virtual.texts import abort_block, panic_block
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ import time
 import pytest
 import requests
 
-from hardware_harness.cli import rig_check, rig_monitor
-from hardware_harness.errors import BoardCrashed, HarnessError
-from hardware_harness.rig import Rig
-from hardware_harness.virtual.virtual_rig import VirtualRig
+from kube32.harness.cli import rig_check, rig_monitor
+from kube32.harness.errors import BoardCrashed, HarnessError
+from kube32.harness.rig import Rig
+from kube32.harness.virtual.virtual_rig import VirtualRig
 
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
 
@@ -130,7 +130,7 @@ def test_rig_check_reports_each_board(tmp_path):
 
 
 def test_rig_check_reports_a_board_that_never_boots(tmp_path):
-    from hardware_harness.virtual import NeverBoots
+    from kube32.harness.virtual import NeverBoots
 
     with VirtualRig(
         tmp_path, ["stuck"], control_plane=False, api_url="http://127.0.0.1:9", transport="vboard",
@@ -154,9 +154,9 @@ def test_rig_monitor_prefixes_lines_with_board_name(tmp_path):
 
 
 def test_rig_target_driver_adapts_the_rig(tmp_path):
-    from kube32_conformance.targets import base
-    from kube32_conformance.targets.rig import RigTarget
-    from spec import profiles
+    from kube32.conformance.targets import base
+    from kube32.conformance.targets.rig import RigTarget
+    from kube32.spec import profiles
 
     with VirtualRig(tmp_path, ["node-t"], prefix="t-", lease_interval=0.3, lease_duration=2) as vr:
         target = RigTarget(str(vr.rig_path), profiles.load("hardware"))

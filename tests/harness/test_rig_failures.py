@@ -19,8 +19,8 @@ import threading
 
 import pytest
 
-from hardware_harness.virtual import NeverBoots
-from hardware_harness.virtual.node_firmware import NodeFirmware
+from kube32.harness.virtual import NeverBoots
+from kube32.harness.virtual.node_firmware import NodeFirmware
 from tests.harness.rigrun import run_suite, scenario_results, short_rig
 
 FEATURE = """\

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from hardware_harness.errors import RigFileError
-from hardware_harness.rig_file import DEFAULT_BOOTED, DEFAULT_KUBELET_READY, load_rig, parse_rig
+from kube32.harness.errors import RigFileError
+from kube32.harness.rig_file import DEFAULT_BOOTED, DEFAULT_KUBELET_READY, load_rig, parse_rig
 
 CP = {"url": "rfc2217://hil:4000", "role": "control-plane", "api_url": {"pattern": r"listening on (http://\S+)"}}
 NODE = {"url": "/dev/ttyUSB1", "role": "node", "node_name": "node-a"}

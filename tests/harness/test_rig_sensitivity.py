@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from hardware_harness.virtual import node_firmware
+from kube32.harness.virtual import node_firmware
 from tests.harness.rigrun import run_suite, short_rig
 
 

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from hardware_harness.virtual.virtual_rig import VirtualRig
-from kube32_conformance.errors import CapabilityMissing
-from kube32_conformance.kubelets.board import BoardNode
-from kube32_conformance.targets.rig import BoardFailure, RigTarget
-from spec import profiles
+from kube32.conformance.errors import CapabilityMissing
+from kube32.conformance.kubelets.board import BoardNode
+from kube32.conformance.targets.rig import BoardFailure, RigTarget
+from kube32.harness.virtual.virtual_rig import VirtualRig
+from kube32.spec import profiles
 from tests.harness.rigrun import NODES, SHORT, TIMEOUTS
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from hardware_harness.virtual import VirtualBoard
+from kube32.harness.virtual import VirtualBoard
 
 
 def wait_for(predicate, timeout=5.0):

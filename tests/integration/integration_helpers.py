@@ -19,7 +19,7 @@ import requests
 BOOT_TIMEOUT = 30.0          # a bound on waiting for the child to listen, not an assertion on time
 KUBECTL_TIMEOUT = 60.0
 VERSIONED_KUBECTL_DIR = Path("/usr/lib/google-cloud-sdk/bin")
-EXAMPLES = Path(__file__).resolve().parents[2] / "reference" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "kube32" / "reference" / "examples"
 
 
 def free_port() -> int:
@@ -29,7 +29,7 @@ def free_port() -> int:
 
 
 class Serve:
-    """``python -m kube32_conformance serve`` as a subprocess (a real process on a real socket)."""
+    """``python -m kube32.conformance serve`` as a subprocess (a real process on a real socket)."""
 
     def __init__(self, *args: str, data_dir: str | None = None, port: int | None = None) -> None:
         self.args = list(args)
@@ -40,7 +40,7 @@ class Serve:
         self.log = b""
 
     def command(self) -> list[str]:
-        cmd = [sys.executable, "-m", "kube32_conformance", "serve", "--listen", f"127.0.0.1:{self.port}", *self.args]
+        cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", f"127.0.0.1:{self.port}", *self.args]
         if self.data_dir:
             cmd += ["--data-dir", self.data_dir]
         return cmd

@@ -10,7 +10,7 @@ import time
 import requests
 from integration_helpers import Serve
 
-from spec import timefmt
+from kube32.spec import timefmt
 
 PODS = "/api/v1/namespaces/default/pods"
 

@@ -23,7 +23,7 @@ FEATURE = textwrap.dedent('''
 
 
 def cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kube32_conformance", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "kube32.conformance", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=240)
 
 

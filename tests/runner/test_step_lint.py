@@ -3,7 +3,7 @@
 from pytest_bdd import parsers
 from pytest_bdd.steps import StepFunctionContext
 
-from kube32_conformance import steplint, suite
+from kube32.conformance import steplint, suite
 
 FEATURE = ('Feature: f\n  @clause-SCHED-TIE-BREAK\n  Scenario: s\n'
            '    Given a kube32 control plane\n    Then pod "p" is floating\n')
@@ -27,7 +27,7 @@ def test_two_matching_definitions_are_reported(tmp_path, monkeypatch):
 
     def two(): ...
 
-    one.__module__ = two.__module__ = "kube32_conformance.steps.fake"
+    one.__module__ = two.__module__ = "kube32.conformance.steps.fake"
     fakes = [StepFunctionContext("then", one, parsers.parse('pod "{name}" is {state}')),
              StepFunctionContext("then", two, parsers.re(r'pod "(?P<n>\w+)" is floating')),
              StepFunctionContext("given", one, parsers.parse("a kube32 control plane"))]

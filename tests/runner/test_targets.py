@@ -10,8 +10,8 @@ import zipfile
 
 import pytest
 
-from kube32_conformance.targets.process import ServeProcess
-from spec import profiles
+from kube32.conformance.targets.process import ServeProcess
+from kube32.spec import profiles
 from tests.conftest import REPO, feature_dir, run_features, statuses
 
 FEATURE = textwrap.dedent('''
@@ -78,6 +78,6 @@ def test_wheel_carries_features_schemas_and_catalogue(tmp_path):
     wheel = next(out.glob("*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for wanted in ("spec/clauses/scheduler.yaml", "spec/profiles/shared.yaml", "spec/schemas/pod.json",
-                   "kube32_conformance/bind.py", "reference/app.py", "hardware_harness/__init__.py"):
+                   "kube32/conformance/bind.py", "reference/app.py", "kube32/harness/__init__.py"):
         assert wanted in names, f"{wanted} missing from {wheel.name}"
     assert any(n.startswith("features/") and n.endswith(".feature") for n in names), "no features in the wheel"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from spec import catalogue
+from kube32.spec import catalogue
 from tests.conftest import FEATURES, run_features
 from tests.sensitivity.registry import load_all
 

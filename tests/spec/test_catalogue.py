@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from spec import catalogue, constants, profiles
-from spec.catalogue import AREAS, Catalogue, CatalogueError, Clause, load, parse
+from kube32.spec import catalogue, constants, profiles
+from kube32.spec.catalogue import AREAS, Catalogue, CatalogueError, Clause, load, parse
 
 GOOD = textwrap.dedent("""\
     area: scheduler
@@ -133,7 +133,7 @@ def test_kubelet_side_clauses_need_a_real_kubelet(shipped):
 
 def test_interpretations_are_recorded_in_decisions(shipped):
     from importlib import resources
-    decisions = (resources.files("spec") / "decisions.md").read_text(encoding="utf-8")
+    decisions = (resources.files("kube32.spec") / "decisions.md").read_text(encoding="utf-8")
     recorded = set(re.findall(r"\b[A-Z]+(?:-[A-Z0-9]+)+\b", decisions))
     missing = [c.id for c in shipped.interpretations() if c.id not in recorded]
     assert missing == [], f"interpretations missing from spec/decisions.md: {missing}"

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from spec import validate
+from kube32.spec import validate
 
 POD = {"apiVersion": "v1", "kind": "Pod",
        "metadata": {"name": "p", "namespace": "d", "uid": "u", "resourceVersion": "3",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from spec import profiles
+from kube32.spec import profiles
 
 
 def test_hardware_and_simulator_differ_only_in_the_loop_intervals():

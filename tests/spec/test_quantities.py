@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from spec import quantities
+from kube32.spec import quantities
 
 KI, MI, GI = 2**10, 2**20, 2**30
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 
-from spec.models import KINDS, export, schema_name
+from kube32.spec.models import KINDS, export, schema_name
 
 
 def test_committed_schemas_match_a_fresh_export():

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from spec.validate import SchemaError, SchemaViolation, assert_valid, known_kinds, validate
+from kube32.spec.validate import SchemaError, SchemaViolation, assert_valid, known_kinds, validate
 
 T = "2024-05-01T12:00:00Z"
 MT = "2024-05-01T12:00:00.000000Z"
@@ -198,7 +198,7 @@ def test_assert_valid_lists_all_violations():
 
 
 def test_every_exported_kind_is_known():
-    from spec.models import KINDS
+    from kube32.spec.models import KINDS
     assert known_kinds() == frozenset(KINDS)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from api_helpers import START, Api
 
-from reference import controlplane
-from reference.app import create_app
-from reference.config import Config
+from kube32.reference import controlplane
+from kube32.reference.app import create_app
+from kube32.reference.config import Config
 
 
 @pytest.fixture

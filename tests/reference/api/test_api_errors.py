@@ -8,7 +8,7 @@ import json
 import pytest
 from api_helpers import assert_status, deployment, pod
 
-from spec import constants
+from kube32.spec import constants
 
 PODS = "/api/v1/namespaces/default/pods"
 

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from reference.resources import RESOURCES
+from kube32.reference.resources import RESOURCES
 
 WEIRD = [None, 7, "x", [], {}, [1], {"a": 1}, True]
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"

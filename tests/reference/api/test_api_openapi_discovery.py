@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from reference.api import openapi
-from reference.resources import RESOURCES
+from kube32.reference.api import openapi
+from kube32.reference.resources import RESOURCES
 
 GVS = ["api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1", "apis/discovery.k8s.io/v1"]
 

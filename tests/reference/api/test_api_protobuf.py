@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from api_helpers import assert_status
 
-from reference import errors
-from reference.api import openapi
-from reference.machinery import protobuf
-from reference.resources import BY_KIND
+from kube32.reference import errors
+from kube32.reference.api import openapi
+from kube32.reference.machinery import protobuf
+from kube32.reference.resources import BY_KIND
 
 BODIES = Path(__file__).resolve().parent / "protobuf_bodies"
 CASES = sorted(int(p.stem) for p in BODIES.glob("*.pb"))

@@ -7,7 +7,7 @@ import json
 
 from api_helpers import START, deployment, pod
 
-from spec import timefmt
+from kube32.spec import timefmt
 
 PODS = "/api/v1/namespaces/default/pods"
 DEPLOYS = "/apis/apps/v1/namespaces/default/deployments"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from api_helpers import START, deployment
 
-from reference.api import printers, tables
-from reference.resources import RESOURCES
-from spec import timefmt
+from kube32.reference.api import printers, tables
+from kube32.reference.resources import RESOURCES
+from kube32.spec import timefmt
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 NOW = START + 125          # 2m5s after creation: rules out an AGE computed from another clock

@@ -8,8 +8,8 @@ import json
 import pytest
 import requests
 
-from reference.config import Config
-from reference.serve import start_in_thread
+from kube32.reference.config import Config
+from kube32.reference.serve import start_in_thread
 
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference import errors
-from reference.machinery import patch, selectors
+from kube32.reference import errors
+from kube32.reference.machinery import patch, selectors
 
 
 def smp(target, p):

@@ -3,10 +3,10 @@ control plane, and a stand-in kubelet that writes pod status straight into the s
 
 from __future__ import annotations
 
-from reference.config import Config
-from reference.controllers import deployment_plan as dp
-from reference.controlplane import ControlPlane
-from spec import constants, timefmt
+from kube32.reference.config import Config
+from kube32.reference.controllers import deployment_plan as dp
+from kube32.reference.controlplane import ControlPlane
+from kube32.spec import constants, timefmt
 
 START = 1_767_225_600.0          # 2026-01-01T00:00:00Z
 DEPLOY = "deployments.apps"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reference.config import Config
-from reference.controlplane import ControlPlane
-from spec import constants, timefmt
+from kube32.reference.config import Config
+from kube32.reference.controlplane import ControlPlane
+from kube32.spec import constants, timefmt
 
 START = 1_767_225_600.0          # 2026-01-01T00:00:00Z, a whole second
 LEASES = "leases.coordination.k8s.io"

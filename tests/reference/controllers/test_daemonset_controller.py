@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import workload_helpers as h
 
-from reference import errors
-from spec import constants
+from kube32.reference import errors
+from kube32.spec import constants
 
 
 @pytest.fixture

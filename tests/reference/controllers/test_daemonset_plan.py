@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference.controllers import daemonset_plan as dp
-from spec import constants
+from kube32.reference.controllers import daemonset_plan as dp
+from kube32.spec import constants
 
 UID = "ds-uid"
 

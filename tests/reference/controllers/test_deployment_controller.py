@@ -7,8 +7,8 @@ import re
 import deployment_helpers as h
 import pytest
 
-from reference.controllers import deployment_plan as dp
-from spec import constants, reasons
+from kube32.reference.controllers import deployment_plan as dp
+from kube32.spec import constants, reasons
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import re
 import pytest
 from deployment_helpers import START, deployment, kinds, pod, rolling
 
-from reference.controllers import deployment_plan as dp
-from spec import constants
+from kube32.reference.controllers import deployment_plan as dp
+from kube32.spec import constants
 
 TOL = 300
 

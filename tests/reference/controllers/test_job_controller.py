@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import workload_helpers as h
 
-from reference import errors
-from spec import reasons
+from kube32.reference import errors
+from kube32.spec import reasons
 
 
 @pytest.fixture
@@ -129,8 +129,8 @@ def test_admission_accepts_never_and_on_failure(cp, policy):
 
 
 def test_rejection_over_http():
-    from reference.app import create_app
-    from reference.config import Config
+    from kube32.reference.app import create_app
+    from kube32.reference.config import Config
 
     app = create_app(Config(clock="manual", clock_start=h.START, run_loops=False))
     client = app.test_client()

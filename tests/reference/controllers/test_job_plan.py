@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference.controllers import job_plan as jp
-from spec import constants, reasons
+from kube32.reference.controllers import job_plan as jp
+from kube32.spec import constants, reasons
 
 NOW = 1_767_225_600.0
 

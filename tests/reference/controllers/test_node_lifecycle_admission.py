@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reference.app import create_app
-from reference.config import Config
-from reference.machinery import defaults
-from spec import constants, profiles
+from kube32.reference.app import create_app
+from kube32.reference.config import Config
+from kube32.reference.machinery import defaults
+from kube32.spec import constants, profiles
 
 NOT_READY = {"key": constants.TAINT_NOT_READY, "operator": "Exists", "effect": "NoExecute",
              "tolerationSeconds": 300}
@@ -84,7 +84,7 @@ def test_updates_are_not_defaulted(client):
 
 
 def test_simulator_timeout_flags_map_to_profile_fields():
-    from kube32_conformance.cli import build_parser, timeout_flag_overrides
+    from kube32.conformance.cli import build_parser, timeout_flag_overrides
 
     assert timeout_flag_overrides(6, 20) == {"not_ready_timeout": 6.0, "noexecute_delay": 6.0,
                                              "default_toleration_seconds": 20.0}

@@ -17,7 +17,7 @@ from lifecycle_helpers import (
     taints,
 )
 
-from spec import constants, reasons, timefmt
+from kube32.spec import constants, reasons, timefmt
 
 
 @pytest.fixture

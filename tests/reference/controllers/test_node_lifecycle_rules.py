@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference.controllers import lifecycle_rules as rules
-from spec import constants, reasons
+from kube32.reference.controllers import lifecycle_rules as rules
+from kube32.spec import constants, reasons
 
 TAINT = {"key": constants.TAINT_UNREACHABLE, "effect": "NoExecute"}
 ADDED = 1000.0

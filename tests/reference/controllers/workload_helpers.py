@@ -3,9 +3,9 @@ tiny stand-in kubelet (bind, start, finish, confirm deletions) that writes strai
 
 from __future__ import annotations
 
-from reference.config import Config
-from reference.controlplane import ControlPlane
-from spec import constants
+from kube32.reference.config import Config
+from kube32.reference.controlplane import ControlPlane
+from kube32.spec import constants
 
 START = 1_767_225_600.0          # 2026-01-01T00:00:00Z
 DS = "daemonsets.apps"

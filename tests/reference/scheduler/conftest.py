@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from sched_helpers import START
 
-from reference import controlplane
-from reference.config import Config
+from kube32.reference import controlplane
+from kube32.reference.config import Config
 
 
 @pytest.fixture
 def cp(monkeypatch):
-    monkeypatch.setattr(controlplane, "EXTENSIONS", ("reference.scheduler",))
+    monkeypatch.setattr(controlplane, "EXTENSIONS", ("kube32.reference.scheduler",))
     plane = controlplane.ControlPlane(Config(clock="manual", clock_start=START))
     plane.start()
     yield plane

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference.scheduler import accounting, framework, messages
-from spec import reasons
+from kube32.reference.scheduler import accounting, framework, messages
+from kube32.spec import reasons
 
 
 def bound(rv: int, phase: str | None = None, waiting: bool = False) -> dict:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sched_helpers import node, pod
 
-from reference.scheduler import framework, registry
-from reference.scheduler.plugins import (
+from kube32.reference.scheduler import framework, registry
+from kube32.reference.scheduler.plugins import (
     memory_fit,
     node_name,
     node_readiness,
@@ -14,7 +14,7 @@ from reference.scheduler.plugins import (
     peripheral_fit,
     psram_fit,
 )
-from spec import reasons
+from kube32.spec import reasons
 
 U, UU = framework.Code.UNSCHEDULABLE, framework.Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sched_helpers import node, pod
 
-from reference.scheduler import resources
-from spec import constants
+from kube32.reference.scheduler import resources
+from kube32.spec import constants
 
 KI = 1024
 

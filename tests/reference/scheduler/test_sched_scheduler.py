@@ -7,8 +7,8 @@ import random
 
 from sched_helpers import node, pod
 
-from reference.scheduler import accounting, framework, resources
-from reference.scheduler.scheduler import ANNOTATION_DECISION
+from kube32.reference.scheduler import accounting, framework, resources
+from kube32.reference.scheduler.scheduler import ANNOTATION_DECISION
 
 
 def add_node(cp, n: dict) -> dict:
@@ -157,7 +157,7 @@ def test_cache_matches_a_full_recount_after_random_writes(cp):
 def test_cache_is_seeded_from_an_existing_store(cp):
     add_node(cp, node("a", memory="100Ki"))
     cp.store.create("pods", pod("early", requests={"memory": "60Ki"}, node_name="a"))
-    from reference.scheduler.cache import SchedulerCache
+    from kube32.reference.scheduler.cache import SchedulerCache
     fresh = SchedulerCache(cp.store)
     with cp.store.lock:
         [info] = fresh.nodes()
@@ -166,7 +166,7 @@ def test_cache_is_seeded_from_an_existing_store(cp):
 
 
 def test_the_decision_annotation_stays_small_on_a_large_cluster():
-    from reference.scheduler import scheduler as sched
+    from kube32.reference.scheduler import scheduler as sched
 
     statuses = {f"r{i:03d}": framework.Status(framework.Code.UNSCHEDULABLE, ["node(s) were not ready"],
                                               plugin="NodeReadiness") for i in range(40)}

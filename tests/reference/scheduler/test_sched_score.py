@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 from sched_helpers import node, pod
 
-from reference.scheduler import framework, scheduler
-from reference.scheduler.plugins import free_share
+from kube32.reference.scheduler import framework, scheduler
+from kube32.reference.scheduler.plugins import free_share
 
 
 def score(p: dict, n: dict, accounted: dict | None = None) -> tuple[float, Fraction]:

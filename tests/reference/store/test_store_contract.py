@@ -9,11 +9,11 @@ import threading
 
 import pytest
 
-from reference import errors
-from reference.clock import ManualClock
-from reference.store import MemoryBackend, SqliteBackend, Store
-from reference.store import store as store_module
-from spec import timefmt
+from kube32.reference import errors
+from kube32.reference.clock import ManualClock
+from kube32.reference.store import MemoryBackend, SqliteBackend, Store
+from kube32.reference.store import store as store_module
+from kube32.spec import timefmt
 
 START = 1_800_000_000.0
 

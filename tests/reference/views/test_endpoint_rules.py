@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from ep_builders import named, pod, service
 
-from reference.views import endpoint_rules as rules
-from spec import constants
-from spec.validate import assert_valid
+from kube32.reference.views import endpoint_rules as rules
+from kube32.spec import constants
+from kube32.spec.validate import assert_valid
 
 HTTP = [{"name": "http", "port": 80, "targetPort": "http"}]
 

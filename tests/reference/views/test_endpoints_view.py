@@ -7,10 +7,10 @@ import copy
 import pytest
 from ep_builders import named, pod, service
 
-from reference.app import create_app
-from reference.config import Config
-from reference.views import endpoints as views
-from spec import constants
+from kube32.reference.app import create_app
+from kube32.reference.config import Config
+from kube32.reference.views import endpoints as views
+from kube32.spec import constants
 
 EP = "/api/v1/namespaces/{ns}/endpoints"
 SL = "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices"

@@ -4,10 +4,10 @@ resourceVersion bookkeeping. Each breaks one rule the features observe over HTTP
 
 from __future__ import annotations
 
-from reference.api import printers
-from reference.api import resources as api_resources
-from reference.machinery import selectors
-from reference.store import store as store_module
+from kube32.reference.api import printers
+from kube32.reference.api import resources as api_resources
+from kube32.reference.machinery import selectors
+from kube32.reference.store import store as store_module
 
 _pod_status_reason = printers.pod_status_reason
 _print_event = printers.print_event

@@ -10,10 +10,10 @@ import secrets
 
 from flask import jsonify
 
-from reference.api import resources as api_resources
-from reference.controllers import deployment_plan as dp
-from reference.controllers import deployment_status
-from spec import constants, reasons
+from kube32.reference.api import resources as api_resources
+from kube32.reference.controllers import deployment_plan as dp
+from kube32.reference.controllers import deployment_status
+from kube32.spec import constants, reasons
 from tests.sensitivity.registry import fault
 
 _plan = dp.plan

@@ -7,10 +7,10 @@ guard, and names the clauses whose scenarios must then fail.
 
 from __future__ import annotations
 
-from reference.api import resources as api_resources
-from reference.views import endpoint_rules as rules
-from reference.views import endpoints as views
-from spec import constants
+from kube32.reference.api import resources as api_resources
+from kube32.reference.views import endpoint_rules as rules
+from kube32.reference.views import endpoints as views
+from kube32.spec import constants
 from tests.sensitivity.registry import fault
 
 _is_candidate = rules.is_candidate

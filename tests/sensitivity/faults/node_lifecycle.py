@@ -6,11 +6,11 @@ Each patches one rule in ``reference.controllers.lifecycle_rules`` / ``node_life
 
 from __future__ import annotations
 
-from kube32_conformance import cli  # imported here, once: inner pytest runs must see the same module
-from reference.controllers import daemonset_plan, deployment_plan, job_plan, node_lifecycle
-from reference.controllers import lifecycle_rules as rules
-from reference.machinery import defaults
-from spec import profiles, timefmt
+from kube32.conformance import cli  # imported here, once: inner pytest runs must see the same module
+from kube32.reference.controllers import daemonset_plan, deployment_plan, job_plan, node_lifecycle
+from kube32.reference.controllers import lifecycle_rules as rules
+from kube32.reference.machinery import defaults
+from kube32.spec import profiles, timefmt
 from tests.sensitivity.registry import fault
 
 INTERVAL = profiles.load("simulator").lifecycle_check_interval

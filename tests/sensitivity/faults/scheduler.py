@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import types
 
-import reference.scheduler as scheduler_pkg
-from reference.scheduler import accounting, framework, messages, registry, resources
-from reference.scheduler import scheduler as sched
-from reference.scheduler.plugins import (
+import kube32.reference.scheduler as scheduler_pkg
+from kube32.reference.scheduler import accounting, framework, messages, registry, resources
+from kube32.reference.scheduler import scheduler as sched
+from kube32.reference.scheduler.plugins import (
     free_share,
     memory_fit,
     node_name,
@@ -22,7 +22,7 @@ from reference.scheduler.plugins import (
     peripheral_fit,
     psram_fit,
 )
-from spec import constants, quantities, reasons
+from kube32.spec import constants, quantities, reasons
 from tests.sensitivity.registry import fault
 
 _check = node_readiness.check

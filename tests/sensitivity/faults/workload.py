@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from reference.controllers import daemonset_plan, job_plan, workload
-from spec import constants, reasons
+from kube32.reference.controllers import daemonset_plan, job_plan, workload
+from kube32.spec import constants, reasons
 from tests.sensitivity.registry import fault
 
 # -- DaemonSet ---------------------------------------------------------------------------------

@@ -1,0 +1,6 @@
+"""kube32: the conformance toolkit for the kube32 control plane.
+
+One import namespace for the whole distribution: ``kube32.spec`` (the contract), ``kube32.features``
+(Gherkin), ``kube32.conformance`` (the runner and CLI), ``kube32.reference`` (the reference control
+plane) and ``kube32.harness`` (the hardware-in-the-loop rig).
+"""

@@ -1,0 +1,11 @@
+"""The one place features are bound to tests: every scenario under the features directory.
+
+Run it with pytest: ``pytest --pyargs kube32.conformance.bind [--target ...]``. The features come
+from ``KUBE32_FEATURES`` or the ``features`` package installed with the toolkit.
+"""
+
+from pytest_bdd import scenarios
+
+from kube32.conformance.suite import features_dir
+
+scenarios(str(features_dir()))

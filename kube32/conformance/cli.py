@@ -1,0 +1,186 @@
+"""``kube32-conformance``: one console script for the whole toolkit.
+
+Subcommands: ``run`` (conformance against a target), ``clauses`` (the catalogue and its coverage),
+``serve`` (the reference control plane), ``rig`` (hardware rigs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from kube32.spec import profiles
+
+
+def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: float | None) -> dict[str, float]:
+    """The timing-profile fields the simulator's timeout flags replace: --not-ready-timeout the
+    threshold of a Lease without leaseDurationSeconds AND the further delay before NoExecute;
+    --eviction-timeout the tolerationSeconds of the default tolerations."""
+    overrides: dict[str, float] = {}
+    if not_ready_timeout is not None:
+        overrides["not_ready_timeout"] = overrides["noexecute_delay"] = float(not_ready_timeout)
+    if eviction_timeout is not None:
+        overrides["default_toleration_seconds"] = float(eviction_timeout)
+    return overrides
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from kube32.reference.config import Config
+    from kube32.reference.serve import serve
+
+    overrides: dict[str, float] = {}
+    for item in args.set or []:
+        key, _, value = item.partition("=")
+        overrides[key.strip()] = float(value)
+    if args.reconcile_interval is not None:
+        overrides["reconcile_interval"] = args.reconcile_interval
+    overrides.update(timeout_flag_overrides(args.not_ready_timeout, args.eviction_timeout))
+    try:
+        profiles.load(args.profile, **overrides)
+    except profiles.ProfileError as exc:
+        raise SystemExit(f"kube32-conformance serve: {exc}") from None
+    config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
+                    clock_start=args.clock_start, overrides=overrides)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    serve(config)
+    return 0
+
+
+def add_serve(sub) -> None:
+    p = sub.add_parser("serve", help="run the reference control plane (Flask API + control loops)")
+    p.add_argument("--listen", default="127.0.0.1:6443", help="HOST:PORT to listen on (default %(default)s)")
+    p.add_argument("--data-dir", default=None, help="directory of the SQLite store (default: in memory)")
+    p.add_argument("--profile", choices=profiles.NAMES, default="simulator")
+    p.add_argument("--clock", choices=("real", "manual"), default="real",
+                   help="manual: time moves only through POST /debug/clock")
+    p.add_argument("--reconcile-interval", type=float, default=None,
+                   help="scheduler retry interval in seconds (profile default: 3 hardware, 1 simulator)")
+    p.add_argument("--not-ready-timeout", type=float, default=None,
+                   help="seconds without renewal before NotReady when a Lease declares no duration, "
+                        "and the further delay before the NoExecute taint")
+    p.add_argument("--eviction-timeout", type=float, default=None,
+                   help="tolerationSeconds of the default not-ready/unreachable tolerations (default 300)")
+    p.add_argument("--clock-start", type=float, default=None,
+                   help="with --clock manual: the epoch second the clock starts at (default: now)")
+    p.add_argument("--set", action="append", metavar="FIELD=SECONDS",
+                   help="override any timing-profile field (see spec/profiles/shared.yaml)")
+    p.set_defaults(func=_serve)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import pytest
+
+    target = f"rig:{args.rig}" if args.rig else args.target
+    argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-o", "addopts=",
+            "--target", target, "--report", args.report, "-rfE"]
+    argv += ["-v"] if not args.quiet else ["-q"]
+    if args.profile:
+        argv += ["--profile", args.profile]
+    for item in args.profile_set or []:
+        argv += ["--profile-set", item]
+    if args.token:
+        argv += ["--token", args.token]
+    if args.deviations:
+        argv += ["--deviations", args.deviations]
+    for clause in args.clause or []:
+        argv += ["--clause", clause]
+    for area in args.area or []:
+        argv += ["--area", area]
+    if args.tags:
+        argv += ["-m", args.tags]
+    if args.features:
+        import os
+
+        os.environ["KUBE32_FEATURES"] = args.features
+    code = int(pytest.main(argv + list(args.pytest_args or [])))
+    return code
+
+
+def add_run(sub) -> None:
+    p = sub.add_parser("run", help="run the conformance features against a target and write reports")
+    p.add_argument("--target", default="reference",
+                   help="reference (in-process, default) | process (a serve subprocess) | process:real | "
+                        "http(s)://URL of your kube32 API server")
+    p.add_argument("--rig", metavar="FILE", help="run on a hardware rig described by FILE (see README)")
+    p.add_argument("--profile", choices=profiles.NAMES, default=None,
+                   help="the target's timing profile (default simulator; hardware for rigs)")
+    p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",
+                   help="override a timing-profile field for a target started with short timeouts")
+    p.add_argument("--token", help="bearer token for an HTTP target")
+    p.add_argument("--clause", action="append", metavar="ID", help="only these clauses (glob; repeatable)")
+    p.add_argument("--area", action="append", help="only these areas (repeatable)")
+    p.add_argument("--tags", metavar="EXPR", help="pytest -m expression over feature tags")
+    p.add_argument("--deviations", metavar="FILE", help="YAML list of {clause, reason} the target declares")
+    p.add_argument("--report", default="reports", metavar="DIR",
+                   help="where junit.xml, cucumber.json, clauses.json, index.html go (default %(default)s)")
+    p.add_argument("--features", metavar="DIR", help="run these feature files instead of the packaged ones")
+    p.add_argument("-q", "--quiet", action="store_true", help="one character per scenario")
+    p.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
+    p.set_defaults(func=_run)
+
+
+def _clauses(args: argparse.Namespace) -> int:
+    import json
+
+    from kube32.conformance import suite
+    from kube32.spec import catalogue
+
+    cat = catalogue.load()
+    if args.check:
+        from kube32.conformance import steplint
+
+        problems = [*suite.check(cat), *steplint.check()]
+        for problem in problems:
+            print(problem)
+        scenarios = suite.scenarios()
+        print(f"{len(list(cat))} clauses, {len(scenarios)} scenarios, {len(problems)} problems")
+        return 1 if problems else 0
+    counts: dict[str, int] = {}
+    for sc in suite.scenarios():
+        for cid in sc.clauses:
+            counts[cid] = counts.get(cid, 0) + 1
+    rows = [{"id": c.id, "area": c.area, "scenarios": counts.get(c.id, 0), "title": c.title,
+             "interpretation": bool(c.interpretation)} for c in cat]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        flag = "*" if r["interpretation"] else " "
+        print(f"{r['id']:45} {r['area']:15} {r['scenarios']:3}{flag} {r['title']}")
+    print(f"{len(rows)} clauses; * = our interpretation (spec/decisions.md)")
+    return 0
+
+
+def add_clauses(sub) -> None:
+    p = sub.add_parser("clauses", help="list the clause catalogue with scenario coverage")
+    p.add_argument("--check", action="store_true",
+                   help="fail when a clause has no scenario or a scenario names an unknown clause or tag")
+    p.add_argument("--json", action="store_true", help="machine-readable list")
+    p.set_defaults(func=_clauses)
+
+
+def add_rig(sub) -> None:
+    from kube32.harness import cli as rig_cli
+
+    p = sub.add_parser("rig", help="hardware-in-the-loop rigs of ESP32 boards (check, monitor)")
+    rig_cli.add_subparsers(p.add_subparsers(dest="rig_command", required=True))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kube32-conformance", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_run(sub)
+    add_clauses(sub)
+    add_serve(sub)
+    add_rig(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

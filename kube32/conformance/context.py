@@ -1,0 +1,146 @@
+"""ScenarioContext (the ``k32`` fixture): everything one scenario knows about its target.
+
+Steps read and write the target only through ``k32.api`` (HTTP), ``k32.kubelets`` (fake kubelets or
+rig nodes), ``k32.timeline`` (time) and ``k32.target`` (capabilities, restart). The polling
+helpers ``eventually``/``consistently`` derive their windows from the target's timing profile.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kube32.conformance.client import ApiClient
+from kube32.conformance.errors import ApiStatusError, CapabilityMissing
+from kube32.conformance.kubelets import FakeKubelet
+from kube32.conformance.targets import base
+from kube32.conformance.timeline import Timeline
+
+# Namespaced kinds the runner cleans out of a scenario namespace on shared targets.
+CLEANUP_KINDS = ("Deployment", "DaemonSet", "Job", "Service", "Pod", "Event")
+MANUAL_SETTLE = 2.0    # real seconds a manual-clock target gets to finish work it started
+HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real clock
+
+
+class ScenarioContext:
+    def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset()) -> None:
+        self.target = target
+        self.api: ApiClient = target.api
+        self.profile = target.profile
+        self.ns = namespace or f"k32-{secrets.token_hex(4)}"
+        self.kubelets: dict[str, Any] = {}
+        self.timeline = Timeline(target.clock, self.kubelets)
+        self.objects: dict[str, dict] = {}       # feature name -> last object seen/created
+        self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
+        self.notes: dict[str, Any] = {}          # scratch space for area steps
+        self.tags = tags                         # the scenario's tags (rig boards read them)
+        self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+
+    # -- names ----------------------------------------------------------------------------
+    def name(self, feature_name: str) -> str:
+        """Namespaced objects keep their feature names: the scenario namespace isolates them."""
+        return feature_name
+
+    @property
+    def manual(self) -> bool:
+        return self.target.clock.manual
+
+    def has(self, capability: str) -> bool:
+        return capability in self.target.capabilities
+
+    def require(self, capability: str) -> None:
+        if not self.has(capability):
+            raise CapabilityMissing(f"this step needs the target capability {capability!r}")
+
+    # -- nodes ----------------------------------------------------------------------------
+    def add_kubelet(self, name: str, lease_duration: float | None = None) -> FakeKubelet:
+        if name in self.kubelets:
+            raise AssertionError(f"node {name!r} is already part of this scenario")
+        # A target may play some nodes itself (a rig's boards); the rest are the runner's fake kubelets.
+        board_node = getattr(self.target, "node_driver", None)
+        kubelet = board_node(name, self, lease_duration=lease_duration) if board_node is not None else None
+        if kubelet is None:
+            kubelet = FakeKubelet(self.api, self.target.clock, name, self.profile, len(self.kubelets) + 1,
+                                  lease_duration=lease_duration)
+            created = getattr(self.target, "created_nodes", None)
+            if created is not None:
+                created.add(name)
+        self.kubelets[name] = kubelet
+        return kubelet
+
+    def kubelet(self, name: str) -> FakeKubelet:
+        try:
+            return self.kubelets[name]
+        except KeyError:
+            raise AssertionError(f"node {name!r} was not registered in this scenario "
+                                 f"(known: {', '.join(self.kubelets) or 'none'})") from None
+
+    def kubelet_of(self, pod: dict) -> FakeKubelet:
+        node = (pod.get("spec") or {}).get("nodeName")
+        if not node:
+            raise AssertionError(f"pod {pod['metadata']['name']} is not bound to a node")
+        return self.kubelet(node)
+
+    # -- time and polling -------------------------------------------------------------------
+    def settle_window(self) -> float:
+        """How long (real seconds) a real-clock target gets to show a change."""
+        p = self.profile
+        return 2 * max(p.reconcile_interval, p.lifecycle_check_interval, p.deployment_interval,
+                       p.workload_interval) + 2.0
+
+    def eventually(self, check: Callable[[], Any], what: str, timeout: float | None = None) -> Any:
+        """Call ``check`` until it stops raising AssertionError; fail with the last one."""
+        if timeout is None:
+            timeout = getattr(self.target, "manual_settle", MANUAL_SETTLE) if self.manual else self.settle_window()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return check()
+            except AssertionError as exc:
+                if time.monotonic() >= deadline:
+                    raise AssertionError(f"{what}: {exc}") from None
+            time.sleep(0.05)
+
+    def consistently(self, check: Callable[[], Any], what: str, window: float | None = None) -> Any:
+        """``check`` must pass now and keep passing over the window (only "now" on a manual clock,
+        where nothing changes until time is moved)."""
+        end = time.monotonic() + (window if window is not None else (0.0 if self.manual else HOLD_WINDOW))
+        while True:
+            try:
+                result = check()
+            except AssertionError as exc:
+                raise AssertionError(f"{what}: {exc}") from None
+            if time.monotonic() >= end:
+                return result
+            time.sleep(0.1)
+
+    # -- teardown -------------------------------------------------------------------------
+    def close(self) -> None:
+        self.timeline.close()
+        for k in self.kubelets.values():
+            (getattr(k, "detach", None) or k.silence)()   # a rig board is not held after its scenario
+
+    def cleanup(self) -> None:
+        """On shared targets: delete what the scenario made in its namespace, then the namespace."""
+        for kind in CLEANUP_KINDS:
+            try:
+                items = self.api.list(kind, self.ns)
+            except ApiStatusError:
+                continue
+            for obj in items:
+                try:
+                    self.api.delete(kind, obj["metadata"]["name"], self.ns,
+                                    grace=0 if kind == "Pod" else None)
+                except ApiStatusError:
+                    pass
+        try:
+            self.api.delete("Namespace", self.ns)
+        except ApiStatusError:
+            pass
+
+
+def target_is_fresh(target) -> bool:
+    """The in-process reference starts empty for every scenario: nothing to clean."""
+    return base.EXCLUSIVE_NODES in target.capabilities and target.name == "reference"

@@ -1,0 +1,263 @@
+"""FakeKubelet: a kube32 node played by the runner over the target's HTTP API (kwok-style).
+
+It registers its Node, writes the node status the way a kube32 kubelet does (free figures that
+already subtract the pods it runs), renews its Lease in kube-node-lease every
+``profile.lease_renew_interval`` seconds of target time, reports pod status (Running/Ready/podIP,
+Succeeded, Failed, container restarts) when a step asks, and confirms the deletion of terminating
+pods at its next sync. A silenced kubelet does nothing at all: that is "the node goes silent".
+"""
+
+from __future__ import annotations
+
+import threading
+from fractions import Fraction
+
+from kube32.conformance.client import ApiClient
+from kube32.conformance.errors import ApiStatusError
+from kube32.spec import constants, quantities, timefmt
+from kube32.spec.profiles import Profile
+
+SYNC_INTERVAL = 1.0          # seconds of target time between pod syncs (terminating pods, auto-start)
+HOSTNAME_LABEL = constants.HOSTNAME_LABEL
+MEASURED = (constants.MEMORY, *constants.PSRAM_RESOURCES, constants.GPIO)  # what a kubelet measures
+WRITE_RETRIES = 5
+
+
+def pod_requests(pod: dict) -> dict[str, Fraction]:
+    """What a pod takes from its node, as a kube32 kubelet measures it: per container requests,
+    else limits; a pod that declares no memory at all takes the document's 16 KiB default."""
+    total: dict[str, Fraction] = {}
+    declared_memory = False
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        res = c.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        for name in set(req) | set(lim):
+            value = req.get(name, lim.get(name))
+            total[name] = total.get(name, Fraction(0)) + quantities.parse(value)
+            declared_memory |= name == constants.MEMORY
+    if not declared_memory:
+        total[constants.MEMORY] = total.get(constants.MEMORY, Fraction(0)) + constants.DEFAULT_POD_MEMORY
+    return total
+
+
+def _fmt(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{int(value * 1000)}m"
+
+
+class FakeKubelet:
+    def __init__(self, api: ApiClient, clock, name: str, profile: Profile, index: int,
+                 lease_duration: float | None = None) -> None:
+        self.api, self.clock, self.name, self.profile, self.index = api, clock, name, profile, index
+        self.lease_duration = lease_duration if lease_duration is not None else profile.lease_duration
+        self.silenced = False
+        self.hold_terminating = False     # keep terminating pods (not confirming their deletion)
+        self.auto_start = False           # start pods bound to this node at each sync
+        self.capacity: dict[str, str] = {}
+        self.free: dict[str, str] = {}    # allocatable with nothing running
+        self.ready = "True"
+        self.next_renew: float | None = None
+        self.next_sync: float | None = None
+        self._ips = 0
+        self.lock = threading.RLock()
+
+    # -- registration and reports ---------------------------------------------------------
+    def register(self, *, capacity: dict[str, str], allocatable: dict[str, str], labels: dict[str, str],
+                 with_status: bool = True, unschedulable: bool = False, ready: str = "True") -> dict:
+        self.capacity, self.free, self.ready = dict(capacity), dict(allocatable), ready
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": self.name, "labels": {HOSTNAME_LABEL: self.name, **labels}},
+                "spec": {"unschedulable": True} if unschedulable else {}}
+        created = self.api.create(node)
+        if with_status:
+            created = self.report_status()
+            self.renew()
+            now = self.clock.now()
+            self.next_sync = now + SYNC_INTERVAL
+        return created
+
+    def _running_pods(self) -> list[dict]:
+        pods = self.api.list("Pod", None, fields=f"spec.nodeName={self.name}")
+        return [p for p in pods if (p.get("status") or {}).get("phase") == "Running"
+                and not _waiting(p) and not p["metadata"].get("deletionTimestamp")]
+
+    def node_status(self) -> dict:
+        used: dict[str, Fraction] = {}
+        for pod in self._running_pods():
+            for name, value in pod_requests(pod).items():
+                if name in MEASURED:
+                    used[name] = used.get(name, Fraction(0)) + value
+        allocatable = {}
+        for name, value in self.free.items():
+            if name in used:
+                allocatable[name] = _fmt(max(quantities.parse(value) - used[name], Fraction(0)))
+            else:
+                allocatable[name] = value
+        now = timefmt.rfc3339(self.clock.now())
+        return {
+            "capacity": dict(self.capacity),
+            "allocatable": allocatable,
+            "conditions": [{"type": "Ready", "status": self.ready,
+                            "reason": "KubeletReady" if self.ready == "True" else "KubeletNotReady",
+                            "message": "kube32 fake kubelet is posting ready status" if self.ready == "True"
+                            else "kube32 fake kubelet reports not ready",
+                            "lastHeartbeatTime": now, "lastTransitionTime": now}],
+            "addresses": [{"type": "InternalIP", "address": f"10.32.{self.index}.1"},
+                          {"type": "Hostname", "address": self.name}],
+            "nodeInfo": {"kubeletVersion": "v1.33.0-kube32-fake", "architecture": "xtensa",
+                         "operatingSystem": "esp-idf", "osImage": "kube32 fake kubelet",
+                         "kernelVersion": "esp-idf", "containerRuntimeVersion": "kube32://fake"},
+        }
+
+    def report_status(self) -> dict:
+        """Write the node status (a kubelet status report); retried on conflicts."""
+        return self._write("Node", self.name, None, lambda obj: obj.__setitem__("status", self.node_status()))
+
+    def renew(self) -> dict:
+        """Write renewTime = now. Steps and (on a real clock) the kubelet thread both renew, so the
+        write is serialised by the kubelet's lock."""
+        with self.lock:
+            now = self.clock.now()
+            lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
+            spec = {"holderIdentity": self.name, "leaseDurationSeconds": int(self.lease_duration),
+                    "renewTime": timefmt.rfc3339_micro(now)}
+            if lease is None:
+                spec["acquireTime"] = spec["renewTime"]
+                result = self.api.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                          "metadata": {"name": self.name,
+                                                       "namespace": constants.NODE_LEASE_NAMESPACE},
+                                          "spec": spec})
+            else:
+                lease["spec"] = {**(lease.get("spec") or {}), **spec}
+                result = self.api.update(lease)
+            self.next_renew = now + self.profile.lease_renew_interval
+            return result
+
+    # -- time -----------------------------------------------------------------------------
+    def due(self) -> float | None:
+        if self.silenced or self.next_renew is None:
+            return None
+        return min(t for t in (self.next_renew, self.next_sync) if t is not None)
+
+    def run_due(self, now: float) -> None:
+        with self.lock:
+            if self.silenced:
+                return
+            if self.next_renew is not None and self.next_renew <= now + 1e-9:
+                self.renew()
+            if self.next_sync is not None and self.next_sync <= now + 1e-9:
+                self.sync_pods()
+                self.next_sync = now + SYNC_INTERVAL
+
+    def silence(self) -> None:
+        with self.lock:
+            self.silenced = True
+
+    def resume(self) -> None:
+        with self.lock:
+            self.silenced = False
+            self.renew()
+            self.next_sync = self.clock.now() + SYNC_INTERVAL
+
+    def sync_pods(self) -> None:
+        changed = False
+        for pod in self.api.list("Pod", None, fields=f"spec.nodeName={self.name}"):
+            meta = pod["metadata"]
+            if meta.get("deletionTimestamp"):
+                if not self.hold_terminating:
+                    self._confirm_delete(pod)
+                    changed = True
+            elif self.auto_start and (pod.get("status") or {}).get("phase", "Pending") == "Pending":
+                self.start_pod(meta["name"], meta["namespace"], report=False)
+                changed = True
+        if changed:
+            self.report_status()
+
+    def _confirm_delete(self, pod: dict) -> None:
+        try:
+            self.api.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"], grace=0)
+        except ApiStatusError as exc:
+            if exc.code != 404:
+                raise
+
+    # -- pod status reports ---------------------------------------------------------------
+    def _write(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
+        with self.lock:
+            return self._write_retrying(kind, name, namespace, mutate)
+
+    def _write_retrying(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
+        last: Exception | None = None
+        for _ in range(WRITE_RETRIES):
+            obj = self.api.get(kind, name, namespace)
+            mutate(obj)
+            try:
+                return self.api.update(obj, sub="status")
+            except ApiStatusError as exc:
+                if exc.code != 409:
+                    raise
+                last = exc
+        raise AssertionError(f"could not write {kind} {name} status after {WRITE_RETRIES} conflicts: {last}")
+
+    def _pod_status(self, pod: dict, phase: str, ready: bool, **container) -> None:
+        now = timefmt.rfc3339(self.clock.now())
+        status = pod.setdefault("status", {})
+        if not status.get("podIP"):
+            self._ips += 1
+            status["podIP"] = f"10.32.{self.index}.{self._ips + 1}"
+            status["podIPs"] = [{"ip": status["podIP"]}]
+        status["hostIP"] = f"10.32.{self.index}.1"
+        status["phase"] = phase
+        status.pop("reason", None)
+        status.setdefault("startTime", now)
+        conditions = {c["type"]: c for c in status.get("conditions") or []}
+        flag = "True" if ready else "False"
+        for ctype, value in (("Initialized", "True"), ("Ready", flag), ("ContainersReady", flag)):
+            old = conditions.get(ctype)
+            if old is None or old.get("status") != value:
+                conditions[ctype] = {"type": ctype, "status": value, "lastTransitionTime": now}
+        status["conditions"] = list(conditions.values())
+        previous = {c["name"]: c for c in status.get("containerStatuses") or []}
+        statuses = []
+        for c in (pod.get("spec") or {}).get("containers") or []:
+            prev = previous.get(c["name"], {})
+            cs = {"name": c["name"], "image": c.get("image", ""), "ready": ready,
+                  "restartCount": prev.get("restartCount", 0), "started": phase == "Running",
+                  "state": {"running": {"startedAt": now}}}
+            cs.update(container)
+            statuses.append(cs)
+        status["containerStatuses"] = statuses
+
+    def start_pod(self, name: str, namespace: str, report: bool = True) -> dict:
+        pod = self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", True))
+        if report:
+            self.report_status()
+        return pod
+
+    def set_pod_ready(self, name: str, namespace: str, ready: bool) -> dict:
+        return self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", ready))
+
+    def finish_pod(self, name: str, namespace: str, succeeded: bool) -> dict:
+        now = timefmt.rfc3339(self.clock.now())
+        code = 0 if succeeded else 1
+        state = {"terminated": {"exitCode": code, "reason": "Completed" if succeeded else "Error",
+                                "finishedAt": now}}
+        pod = self._write("Pod", name, namespace, lambda p: self._pod_status(
+            p, "Succeeded" if succeeded else "Failed", False, state=state, started=False))
+        self.report_status()
+        return pod
+
+    def restart_container(self, name: str, namespace: str) -> dict:
+        def mutate(p: dict) -> None:
+            restarts = max([c.get("restartCount", 0) for c in (p.get("status") or {}).get("containerStatuses")
+                            or []] or [0]) + 1
+            self._pod_status(p, "Running", False, restartCount=restarts, started=False,
+                             state={"waiting": {"reason": "CrashLoopBackOff"}})
+        pod = self._write("Pod", name, namespace, mutate)
+        self.report_status()
+        return pod
+
+
+def _waiting(pod: dict) -> bool:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    return any("waiting" in (c.get("state") or {}) for c in statuses)

@@ -1,0 +1,249 @@
+"""The pytest plugin (entry point ``pytest11``): options, markers, the target and ``k32`` fixtures,
+verdict bookkeeping and reports. Inert for test runs that collect no kube32 feature scenarios.
+
+Run the suite as plain pytest:  ``pytest --pyargs kube32.conformance.bind --target URL --report DIR``
+(``kube32-conformance run`` is a thin layer over exactly that).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import pkgutil
+
+import pytest
+import yaml
+
+from kube32.conformance import errors, steps
+from kube32.conformance.context import ScenarioContext, target_is_fresh
+from kube32.conformance.reports import collector
+from kube32.conformance.suite import NEEDS_PREFIX, item_clauses, known_tags
+from kube32.conformance.targets import registry
+from kube32.spec import catalogue, profiles
+
+VERDICT = pytest.StashKey[str]()
+SCENARIO_TARGET = pytest.StashKey[object]()   # the target a scenario ran on (board health, console logs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kube32", "kube32 conformance")
+    group.addoption("--target", default="reference",
+                    help="reference (in-process, default) | process (a serve subprocess) | http(s)://URL | "
+                         "rig:FILE")
+    group.addoption("--profile", default=None, choices=profiles.NAMES,
+                    help="timing profile of the target (default: simulator; hardware for rigs)")
+    group.addoption("--profile-set", action="append", default=[], metavar="FIELD=SECONDS",
+                    help="override a timing-profile field, e.g. lease_duration=4 (for short-timeout targets)")
+    group.addoption("--token", default=None, help="bearer token for an HTTP target")
+    group.addoption("--report", default=None, metavar="DIR",
+                    help="write junit.xml, cucumber.json, clauses.json and index.html to DIR")
+    group.addoption("--deviations", default=None, metavar="FILE",
+                    help="YAML list of {clause, reason}: declared deviations of the target")
+    group.addoption("--clause", action="append", default=[], metavar="ID",
+                    help="run only scenarios of these clauses (glob patterns allowed; repeatable)")
+    group.addoption("--area", action="append", default=[], help="run only these areas (repeatable)")
+
+
+def _profile(config: pytest.Config) -> profiles.Profile:
+    name = config.getoption("--profile") or ("hardware" if config.getoption("--target").startswith("rig:")
+                                             else "simulator")
+    overrides = {}
+    for item in config.getoption("--profile-set"):
+        key, _, value = item.partition("=")
+        overrides[key.strip()] = float(value)
+    return profiles.load(name, **overrides)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    cat = catalogue.load()
+    config.stash[collector.CATALOGUE] = cat
+    for tag, meaning in known_tags(cat).items():
+        config.addinivalue_line("markers", f"{tag}: {meaning}")
+    for module in pkgutil.iter_modules(steps.__path__):
+        config.pluginmanager.import_plugin(f"{steps.__name__}.{module.name}")
+    report = config.getoption("--report")
+    if report:
+        import os
+
+        os.makedirs(report, exist_ok=True)
+        if not config.option.xmlpath:
+            config.option.xmlpath = os.path.join(report, "junit.xml")
+        if getattr(config.option, "cucumber_json_path", None) is None:
+            config.option.cucumber_json_path = os.path.join(report, "cucumber.json")
+    config.stash[collector.COLLECTOR] = collector.Collector(cat)
+
+
+def _is_scenario(item: pytest.Item) -> bool:
+    return bool(item_clauses(item))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    patterns = config.getoption("--clause")
+    areas = set(config.getoption("--area"))
+    if not patterns and not areas:
+        return
+    cat = config.stash[collector.CATALOGUE]
+    keep, drop = [], []
+    for item in items:
+        clauses = item_clauses(item)
+        wanted = (not patterns or any(fnmatch.fnmatch(c, p) for c in clauses for p in patterns)) and \
+            (not areas or any(cat.get(c).area in areas for c in clauses if c in cat.ids))
+        (keep if wanted and clauses else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+# -- fixtures -----------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def k32_target(pytestconfig: pytest.Config):
+    target = registry.create(pytestconfig.getoption("--target"), _profile(pytestconfig),
+                             token=pytestconfig.getoption("--token"))
+    try:
+        target.start()
+    except errors.HarnessError:
+        raise
+    except Exception as exc:
+        raise errors.TargetUnavailable(f"target {pytestconfig.getoption('--target')} did not start: {exc!r}") from exc
+    pytestconfig.stash[collector.COLLECTOR].target = target.describe()
+    yield target
+    target.stop()
+
+
+@pytest.fixture
+def k32(request: pytest.FixtureRequest, k32_target):
+    """The scenario context. Disables the scenario when the target lacks a needed capability."""
+    target = k32_target
+    request.node.stash[SCENARIO_TARGET] = target
+    target.begin_scenario()
+    try:
+        needs = sorted({m.name[len(NEEDS_PREFIX):] for m in request.node.iter_markers()
+                        if m.name.startswith(NEEDS_PREFIX)})
+        missing = [n for n in needs if n not in target.capabilities]
+        if missing:
+            reason = f"target lacks capability {', '.join(missing)}"
+            if "exclusive-nodes" in missing and getattr(target, "foreign_nodes", None):
+                reason += f" (foreign nodes present: {', '.join(target.foreign_nodes[:5])})"
+            pytest.skip(f"disabled: {reason}")
+        ctx = ScenarioContext(target, tags=frozenset(m.name for m in request.node.iter_markers()))
+    except BaseException:
+        target.end_scenario()
+        raise
+    yield ctx
+    ctx.close()
+    try:
+        if not target_is_fresh(target):
+            ctx.cleanup()
+    finally:
+        target.end_scenario()
+
+
+def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature, scenario) -> None:
+    request.node.stash[collector.SCENARIO] = (scenario.name, feature.rel_filename)
+
+
+# -- targets with boards (rigs): health after every step, console logs in the reports ----------
+def _health_check(request: pytest.FixtureRequest):
+    return getattr(request.node.stash.get(SCENARIO_TARGET, None), "check_health", None)
+
+
+def pytest_bdd_before_step(request: pytest.FixtureRequest, feature, scenario, step, step_func) -> None:
+    """Targets with consoles (rigs) mark each step in the boards' logs."""
+    note = getattr(request.node.stash.get(SCENARIO_TARGET, None), "note", None)
+    if note is not None:
+        note(f"step: {step.keyword} {step.name}")
+
+
+def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, step, step_func,
+                          step_func_args) -> None:
+    """A board that crashed or vanished during the step makes the scenario an ERROR now."""
+    check = _health_check(request)
+    if check is not None:
+        check()
+
+
+def pytest_bdd_step_error(request: pytest.FixtureRequest, feature, scenario, step, step_func, step_func_args,
+                          exception) -> None:
+    """A step failed: when a board broke meanwhile, that (an ERROR) is the explanation, not the target."""
+    check = _health_check(request)
+    if check is not None and not isinstance(exception, errors.HarnessError):
+        check()
+
+
+def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
+    logs_of = getattr(item.stash.get(SCENARIO_TARGET, None), "scenario_logs", None)
+    if logs_of is None:
+        return
+    logs = logs_of()
+    if not logs:
+        return
+    if report.when == "call" and report.failed:
+        report.sections.append(("Captured stdout board consoles", "".join(
+            f"--- {board} ---\n{text}" for board, text in logs.items())))
+    if report.when == "teardown":
+        for board, text in logs.items():
+            report.user_properties.append((f"console {board}", text))
+        item.config.stash[collector.COLLECTOR].attach_logs(item.nodeid, logs)
+
+
+# -- verdicts -----------------------------------------------------------------------------
+def _deviations(config: pytest.Config) -> dict[str, str]:
+    key = collector.DEVIATIONS
+    if key not in config.stash:
+        path = config.getoption("--deviations")
+        data = {}
+        if path:
+            with open(path) as fh:
+                raw = yaml.safe_load(fh) or []
+            entries = raw.get("deviations", []) if isinstance(raw, dict) else raw
+            for entry in entries:
+                if not isinstance(entry, dict) or "clause" not in entry or "reason" not in entry:
+                    raise pytest.UsageError(f"{path}: each deviation needs 'clause' and 'reason': {entry!r}")
+                data[entry["clause"]] = entry["reason"]
+        config.stash[key] = data
+    return config.stash[key]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if not _is_scenario(item):
+        return
+    verdict = None
+    if report.failed:
+        exc = call.excinfo.value if call.excinfo else None
+        if isinstance(exc, errors.CapabilityMissing):
+            report.outcome, report.longrepr = "skipped", (str(item.path), item.location[1] or 0,
+                                                          f"disabled: {exc}")
+            verdict = "disabled"
+        elif isinstance(exc, AssertionError) and call.when == "call":
+            verdict = "failed"
+        else:
+            verdict = "error"
+        clauses = item_clauses(item)
+        deviations = _deviations(item.config)
+        if verdict == "failed" and clauses and all(c in deviations for c in clauses):
+            report.outcome = "skipped"
+            report.wasxfail = "deviation: " + "; ".join(f"{c}: {deviations[c]}" for c in clauses)
+            verdict = "deviation"
+    elif report.skipped and call.when in ("setup", "call"):
+        verdict = "disabled"
+    elif report.passed and call.when == "call":
+        verdict = "passed"
+    if verdict is not None:
+        item.stash[VERDICT] = verdict
+        item.config.stash[collector.COLLECTOR].record(item, verdict, report)
+    _attach_logs(item, report)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    col = config.stash.get(collector.COLLECTOR, None)
+    if col is None or not col.results:
+        return
+    for line in col.summary_lines():
+        terminalreporter.write_line(line)
+    report = config.getoption("--report")
+    if report:
+        paths = col.write(report)
+        terminalreporter.write_line("reports: " + ", ".join(paths))

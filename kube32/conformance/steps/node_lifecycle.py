@@ -1,0 +1,356 @@
+"""Node lifecycle steps: only the phrases the common vocabulary does not have.
+
+- nodes whose Lease declares a given duration (or none);
+- a last renewal placed between two controller checks, and durations counted in check intervals,
+  so each threshold can be tested just before and just after it on any target;
+- time measured from the NoExecute taint's timeAdded ("almost" = half a check interval short,
+  "just over" = half a check interval past);
+- assertions on timeAdded, on pod tolerations, on an evicted pod's status.
+
+Black-box: HTTP through ``k32.api``, the fake kubelets and the timeline only.
+"""
+
+from __future__ import annotations
+
+from pytest_bdd import given, parsers, then, when
+
+from kube32.conformance.errors import CapabilityMissing
+from kube32.conformance.steps._util import rows, step
+from kube32.conformance.steps.common import NAMED_DURATIONS
+from kube32.conformance.steps.events import events_about
+from kube32.conformance.steps.pods import get_pod
+from kube32.spec import constants, timefmt
+
+UNREACHABLE_NOEXECUTE = (constants.TAINT_UNREACHABLE, "NoExecute")
+NOTES = "node_lifecycle.time_added"       # k32.notes key: node -> timeAdded first seen
+
+
+# -- nodes and leases ---------------------------------------------------------------------
+def _register(k32, name: str, lease_duration: float | None = None):
+    kubelet = k32.add_kubelet(name, lease_duration=lease_duration)
+    kubelet.register(capacity={"memory": "200Ki"}, allocatable={"memory": "200Ki"}, labels={})
+    return kubelet
+
+
+@given(step('a Ready node "{name}" whose lease declares {seconds:d} seconds'))
+def node_with_lease_duration(k32, name, seconds):
+    _register(k32, name, lease_duration=seconds)
+
+
+@given(step('a Ready node "{name}" whose lease declares no duration'))
+def node_without_lease_duration(k32, name):
+    kubelet = _register(k32, name)
+
+    def renew_without_duration():
+        """The kubelet's renewal, minus spec.leaseDurationSeconds."""
+        lease = kubelet.api.get("Lease", name, constants.NODE_LEASE_NAMESPACE)
+        spec = dict(lease.get("spec") or {})
+        spec.pop("leaseDurationSeconds", None)
+        spec["renewTime"] = timefmt.rfc3339_micro(kubelet.clock.now())
+        lease["spec"] = spec
+        result = kubelet.api.update(lease)
+        kubelet.next_renew = kubelet.clock.now() + kubelet.profile.lease_renew_interval
+        return result
+
+    kubelet.renew = renew_without_duration
+    renew_without_duration()
+    lease = k32.api.get("Lease", name, constants.NODE_LEASE_NAMESPACE)
+    assert "leaseDurationSeconds" not in (lease.get("spec") or {}), f"the Lease still declares one: {lease}"
+
+
+@when(step('node "{name}" renews its lease for the last time'))
+def renews_last_time(k32, name):
+    """One renewal now, then silence (the board goes away right after it)."""
+    kubelet = k32.kubelet(name)
+    kubelet.resume()
+    kubelet.silence()
+
+
+# -- time in check intervals -----------------------------------------------------------------
+def _interval(k32) -> float:
+    return float(k32.profile.lifecycle_check_interval)
+
+
+@when("half a check interval passes")
+def half_interval_passes(k32):
+    k32.timeline.advance(_interval(k32) / 2)
+
+
+@when(parsers.re(r"(?P<count>\d+(?:\.\d+)?) check intervals? pass(?:es)?"))
+def check_intervals_pass(k32, count):
+    k32.timeline.advance(float(count) * _interval(k32))
+
+
+@when("the not-ready timeout passes")
+def not_ready_timeout_passes(k32):
+    """The threshold for a Lease that declares no duration (--not-ready-timeout)."""
+    k32.timeline.advance(float(k32.profile.not_ready_timeout))
+
+
+@when("almost the not-ready timeout passes")
+def almost_not_ready_timeout_passes(k32):
+    k32.timeline.advance(float(k32.profile.not_ready_timeout) - _interval(k32) / 2)
+
+
+@when(parsers.re(r"almost the (?P<name>[A-Za-z ]+?) passes"))
+def almost_named_duration_passes(k32, name):
+    """The named duration less half a check interval."""
+    try:
+        field = NAMED_DURATIONS[name]
+    except KeyError:
+        raise ValueError(f"unknown duration {name!r}; known: {', '.join(NAMED_DURATIONS)}") from None
+    k32.timeline.advance(float(getattr(k32.profile, field)) - _interval(k32) / 2)
+
+
+# -- the NoExecute taint's age -----------------------------------------------------------------
+def _noexecute_taint(k32, node: str) -> dict:
+    taints = (k32.api.get("Node", node).get("spec") or {}).get("taints") or []
+    for taint in taints:
+        if (taint.get("key"), taint.get("effect")) == UNREACHABLE_NOEXECUTE:
+            return taint
+    raise AssertionError(f"node {node} has no {':'.join(UNREACHABLE_NOEXECUTE)} taint (taints: {taints})")
+
+
+def _time_added(k32, node: str) -> float:
+    """The NoExecute taint's timeAdded as this scenario first saw it (so a target that rewrites it,
+    e.g. on a restart, cannot move the scenario's deadlines along with it)."""
+    noted = k32.notes.setdefault(NOTES, {})
+    if node not in noted:
+        taint = _noexecute_taint(k32, node)
+        text = taint.get("timeAdded")
+        assert text, f"the NoExecute taint on node {node} has no timeAdded: {taint}"
+        noted[node] = text
+    return timefmt.parse(noted[node])
+
+
+def _advance_to(k32, at: float, what: str) -> None:
+    now = k32.timeline.now()
+    if at < now - 1e-6:
+        raise AssertionError(f"{what} was {now - at:.3f} s ago already; the scenario cannot go back")
+    k32.timeline.advance(max(at - now, 0.0))
+
+
+@when(step('the NoExecute taint on node "{node}" is {seconds:g} seconds old'))
+def taint_old(k32, node, seconds):
+    """timeAdded + seconds."""
+    _advance_to(k32, _time_added(k32, node) + float(seconds), f"{seconds} s after the NoExecute taint")
+
+
+@when(step('the NoExecute taint on node "{node}" is almost {seconds:g} seconds old'))
+def taint_almost_old(k32, node, seconds):
+    """timeAdded + seconds - half a check interval."""
+    at = _time_added(k32, node) + float(seconds) - _interval(k32) / 2
+    _advance_to(k32, at, f"almost {seconds} s after the NoExecute taint")
+
+
+@when(step('the NoExecute taint on node "{node}" is just over {seconds:g} seconds old'))
+def taint_just_over(k32, node, seconds):
+    """timeAdded + seconds + half a check interval."""
+    at = _time_added(k32, node) + float(seconds) + _interval(k32) / 2
+    _advance_to(k32, at, f"just over {seconds} s after the NoExecute taint")
+
+
+@then(step('the NoExecute taint on node "{node}" was added within the last check interval'))
+def taint_added_recently(k32, node):
+    """timeAdded (metav1.Time: whole seconds, so up to 1 s earlier) lies in the last interval."""
+    def check():
+        added = _time_added(k32, node)
+        now = k32.timeline.now()
+        earliest = now - _interval(k32) - 1.0
+        assert earliest <= added <= now, (
+            f"timeAdded {timefmt.rfc3339(added)} is not within [{timefmt.rfc3339_micro(earliest)}, "
+            f"{timefmt.rfc3339_micro(now)}]")
+    k32.eventually(check, f'timeAdded of the NoExecute taint on node "{node}"')
+
+
+@then(step('the NoExecute taint on node "{node}" still has the timeAdded it had before'))
+def taint_kept_time_added(k32, node):
+    before = k32.notes.get(NOTES, {}).get(node)
+    assert before, f"no earlier step read the NoExecute taint on node {node}"
+
+    def check():
+        now_text = _noexecute_taint(k32, node).get("timeAdded")
+        assert now_text == before, f"timeAdded is {now_text!r}, it was {before!r}"
+    k32.eventually(check, f'unchanged timeAdded on node "{node}"')
+
+
+# -- pods ---------------------------------------------------------------------------------------
+def _toleration_row(t: dict) -> dict[str, str]:
+    seconds = t.get("tolerationSeconds")
+    return {"key": t.get("key") or "", "operator": t.get("operator") or "", "effect": t.get("effect") or "",
+            "tolerationSeconds": "" if seconds is None else str(seconds)}
+
+
+@then(step('pod "{name}" has exactly these tolerations:'))
+def pod_tolerations(k32, name, datatable):
+    """Table | key | operator | effect | tolerationSeconds |, in order; "default" in the
+    tolerationSeconds column means the target's default toleration (--eviction-timeout)."""
+    default = str(int(k32.profile.default_toleration_seconds))
+    expected = [{**row, "tolerationSeconds": default if row.get("tolerationSeconds") == "default"
+                 else row.get("tolerationSeconds", "")} for row in rows(datatable)]
+
+    def check():
+        got = [_toleration_row(t) for t in (get_pod(k32, name).get("spec") or {}).get("tolerations") or []]
+        assert got == expected, f"tolerations are {got}"
+    k32.eventually(check, f'tolerations of pod "{name}"')
+
+
+@then(step('pod "{name}" has status reason "{reason}"'))
+def pod_status_reason(k32, name, reason):
+    def check():
+        got = (get_pod(k32, name).get("status") or {}).get("reason")
+        assert got == reason, f"status.reason is {got!r}"
+    k32.eventually(check, f'pod "{name}" status reason {reason}')
+
+
+@then(step('pod "{name}" is terminating'))
+def pod_terminating(k32, name):
+    def check():
+        meta = get_pod(k32, name)["metadata"]
+        assert meta.get("deletionTimestamp"), "it has no deletionTimestamp"
+    k32.consistently(check, f'pod "{name}" terminating')
+
+
+@then(step('pod "{name}" still runs on node "{node}"'))
+def pod_still_runs(k32, name, node):
+    """Bound to the node with phase Running, and it keeps that over the hold window."""
+    def check():
+        pod = get_pod(k32, name)
+        got = ((pod.get("spec") or {}).get("nodeName"), (pod.get("status") or {}).get("phase"))
+        assert got == (node, "Running"), f"nodeName and phase are {got}"
+    k32.consistently(check, f'pod "{name}" still running on "{node}"')
+
+
+@then(step('pod "{name}" still has phase "{phase}" on node "{node}"'))
+def pod_still_phase(k32, name, phase, node):
+    def check():
+        pod = get_pod(k32, name)
+        got = ((pod.get("spec") or {}).get("nodeName"), (pod.get("status") or {}).get("phase"))
+        assert got == (node, phase), f"nodeName and phase are {got}"
+    k32.consistently(check, f'pod "{name}" {phase} on "{node}"')
+
+
+@then(step('pod "{name}" has condition "{ctype}" set to "{status}"'))
+def pod_condition_status(k32, name, ctype, status):
+    def check():
+        conditions = (get_pod(k32, name).get("status") or {}).get("conditions") or []
+        cond = next((c for c in conditions if c.get("type") == ctype), None)
+        assert cond is not None, f"the pod has no {ctype} condition (conditions: {conditions})"
+        assert cond.get("status") == status, f"{ctype} is {cond.get('status')!r}"
+    k32.eventually(check, f'pod "{name}" condition {ctype}={status}')
+
+
+@then(step('pod "{name}" has an event "{reason}"'))
+def pod_has_event(k32, name, reason):
+    def check():
+        events = events_about(k32, "Pod", k32.name(name), reason)
+        assert events, f"there is no {reason} event about pod {name}"
+    k32.eventually(check, f'{reason} event about pod "{name}"')
+
+
+@then(step('pod "{name}" has no IP address'))
+def pod_without_ip(k32, name):
+    def check():
+        status = get_pod(k32, name).get("status") or {}
+        got = {k: status[k] for k in ("podIP", "podIPs", "hostIP") if status.get(k)}
+        assert not got, f"it still has {got}"
+    k32.eventually(check, f'pod "{name}" without addresses')
+
+
+# -- node conditions and events ---------------------------------------------------------------
+@then(step('node "{name}" has a Ready condition "{status}" saying "{message}" since the last check interval'))
+def node_ready_since(k32, name, status, message):
+    """status and message exactly; lastTransitionTime (whole seconds) within the last check interval."""
+    def check():
+        conditions = (k32.api.get("Node", name).get("status") or {}).get("conditions") or []
+        cond = next((c for c in conditions if c.get("type") == "Ready"), None)
+        assert cond is not None, f"node {name} has no Ready condition"
+        assert (cond.get("status"), cond.get("message")) == (status, message), \
+            f"Ready is {cond.get('status')!r} saying {cond.get('message')!r}"
+        changed = cond.get("lastTransitionTime")
+        assert changed, "the Ready condition has no lastTransitionTime"
+        now = k32.timeline.now()
+        earliest = now - _interval(k32) - 1.0
+        assert earliest <= timefmt.parse(changed) <= now, (
+            f"lastTransitionTime {changed} is not within [{timefmt.rfc3339_micro(earliest)}, "
+            f"{timefmt.rfc3339_micro(now)}]")
+    k32.eventually(check, f'Ready condition of node "{name}"')
+
+
+@then(step('the "{reason}" event about node "{name}" comes from "{component}"'))
+def node_event_source(k32, reason, name, component):
+    def check():
+        events = events_about(k32, "Node", name, reason)
+        assert events, f"there is no {reason} event about node {name}"
+        for event in events:
+            source = (event.get("source") or {}).get("component")
+            assert component in (source, event.get("reportingComponent")), \
+                f"source.component is {source!r}, reportingComponent {event.get('reportingComponent')!r}"
+    k32.eventually(check, f'{reason} event source for node "{name}"')
+
+
+@then(step('node "{name}" has exactly one "{reason}" event counted once'))
+def node_event_once(k32, name, reason):
+    def check():
+        events = events_about(k32, "Node", name, reason)
+        counts = [e.get("count", 1) for e in events]
+        assert counts == [1], f"{reason} events about node {name} have counts {counts}"
+    k32.consistently(check, f'one {reason} event about node "{name}"')
+
+
+# -- a DaemonSet whose template limits its unreachable toleration --------------------------------
+@given(step('a DaemonSet "{name}" whose pods tolerate "{taint}" for {seconds:d} seconds'))
+def daemonset_with_limited_toleration(k32, name, taint, seconds):
+    """A DaemonSet (the workload steps' manifest) whose pod template carries one toleration of
+    ``key:effect`` with tolerationSeconds, so only the DaemonSet exemption can keep its pods."""
+    from kube32.conformance.steps._util import remember_create
+    from kube32.conformance.steps.workloads import daemonset_manifest
+
+    key, _, effect = taint.partition(":")
+    manifest = daemonset_manifest(k32, name)
+    manifest["spec"]["template"]["spec"]["tolerations"] = [
+        {"key": key, "operator": "Exists", "effect": effect, "tolerationSeconds": seconds}]
+    answer = remember_create(k32, name, manifest)
+    assert isinstance(answer, dict), f"the DaemonSet was not created: {answer}"
+
+
+# -- the simulator's timeout flags ----------------------------------------------------------------
+@given(parsers.re(r"the control plane runs with --not-ready-timeout (?P<not_ready>\d+(?:\.\d+)?) "
+                  r"and --eviction-timeout (?P<eviction>\d+(?:\.\d+)?)"))
+def runs_with_timeouts(k32, not_ready, eviction):
+    """Restart the control plane on its data with these simulator flags (targets that can:
+    ``restart_with_timeouts``; others report the scenario disabled)."""
+    k32.require("restart")
+    restart = getattr(k32.target, "restart_with_timeouts", None)
+    if restart is None:
+        raise CapabilityMissing(f"target {k32.target.name} cannot restart with other simulator timeouts")
+    restart(float(not_ready), float(eviction))
+
+
+# -- real-time friendly phrasing: profile durations only, polling checks ---------------------------
+@when(step('the NoExecute taint on node "{node}" is almost as old as the default toleration'))
+def taint_almost_default(k32, node):
+    """timeAdded + default toleration - half a check interval."""
+    at = _time_added(k32, node) + float(k32.profile.default_toleration_seconds) - _interval(k32) / 2
+    _advance_to(k32, at, "almost the default toleration after the NoExecute taint")
+
+
+@when(step('the NoExecute taint on node "{node}" is older than the default toleration'))
+def taint_older_than_default(k32, node):
+    """timeAdded + default toleration + half a check interval."""
+    at = _time_added(k32, node) + float(k32.profile.default_toleration_seconds) + _interval(k32) / 2
+    _advance_to(k32, at, "just over the default toleration after the NoExecute taint")
+
+
+@then(step('pod "{name}" is evicted from node "{node}"'))
+def pod_evicted_from(k32, name, node):
+    """Eventually: no longer on the node, with a DisruptionTarget condition (it may be bound again
+    elsewhere already)."""
+    def check():
+        pod = get_pod(k32, name)
+        got = (pod.get("spec") or {}).get("nodeName")
+        assert got != node, f"it is still bound to {node}"
+        conditions = (pod.get("status") or {}).get("conditions") or []
+        assert any(c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions), \
+            f"it has no DisruptionTarget condition (conditions: {conditions})"
+    k32.eventually(check, f'pod "{name}" evicted from "{node}"')

@@ -1,0 +1,129 @@
+"""The feature suite as data: where the features are, which scenarios they hold, which clauses
+and capabilities each scenario names, and the coverage check behind ``clauses --check``."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from importlib import resources
+from pathlib import Path
+
+from pytest_bdd.parser import FeatureParser
+
+from kube32.spec import catalogue
+
+CLAUSE_PREFIX = "clause-"
+NEEDS_PREFIX = "needs-"
+AREA_PREFIX = "area-"
+PLAIN_TAGS = {"interpretation": "scenario tests one of our interpretations (spec/decisions.md)",
+              "slow": "scenario takes more than a few seconds of wall time on a real clock",
+              "realtime": "scenario says time only through profile durations, so it also runs in real time "
+                          "against a target started with short timeouts"}
+CAPABILITIES = {
+    "restart": "the runner can restart the control plane on the same data",
+    "exclusive-nodes": "the scenario must own the whole node set",
+    "real-kubelet": "nodes are real kube32 kubelets (rigs), not the runner's fake kubelets",
+    "fake-kubelets": "nodes are the runner's fake kubelets",
+    "manual-clock": "the target's clock can be jumped",
+}
+
+
+def item_clauses(item) -> list[str]:
+    """The clause IDs a collected pytest item carries (from its feature, rule and scenario tags)."""
+    return sorted({m.name[len(CLAUSE_PREFIX):] for m in item.iter_markers() if m.name.startswith(CLAUSE_PREFIX)})
+
+
+def features_dir() -> Path:
+    """KUBE32_FEATURES, else the ``features`` package shipped with the toolkit."""
+    env = os.environ.get("KUBE32_FEATURES")
+    if env:
+        return Path(env)
+    return Path(str(resources.files("kube32.features")))
+
+
+@dataclasses.dataclass(frozen=True)
+class ScenarioInfo:
+    feature: str            # path relative to the features dir
+    name: str
+    line: int
+    tags: frozenset[str]
+    steps: tuple[tuple[str, str, int], ...]   # (type, text, line)
+
+    @property
+    def clauses(self) -> list[str]:
+        return sorted(t[len(CLAUSE_PREFIX):] for t in self.tags if t.startswith(CLAUSE_PREFIX))
+
+    @property
+    def needs(self) -> list[str]:
+        return sorted(t[len(NEEDS_PREFIX):] for t in self.tags if t.startswith(NEEDS_PREFIX))
+
+
+def scenarios(base: Path | None = None) -> list[ScenarioInfo]:
+    base = base or features_dir()
+    out = []
+    for path in sorted(base.rglob("*.feature")):
+        feature = FeatureParser(str(base), str(path.relative_to(base))).parse()
+        for sc in feature.scenarios.values():
+            tags = set(feature.tags) | set(sc.tags) | (set(sc.rule.tags) if sc.rule else set())
+            for ex in sc.examples:
+                tags |= set(ex.tags)
+            steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc))
+            out.append(ScenarioInfo(str(path.relative_to(base)), sc.name, sc.line_number,
+                                    frozenset(tags), steps))
+    return out
+
+
+def _rendered_steps(template) -> list:
+    """The steps of a scenario, with Scenario Outline placeholders filled from every example row."""
+    contexts = [ctx for ex in template.examples for ctx in ex.as_contexts()]
+    if not contexts:
+        return list(template.steps)
+    seen, out = set(), []
+    for ctx in contexts:
+        for s in template.render(ctx).steps:
+            if (s.type, s.name) not in seen:
+                seen.add((s.type, s.name))
+                out.append(s)
+    return out
+
+
+def known_tags(cat: catalogue.Catalogue | None = None) -> dict[str, str]:
+    """Every tag a feature may carry, with its meaning (registered as pytest markers)."""
+    cat = cat or catalogue.load()
+    tags = {f"{CLAUSE_PREFIX}{c.id}": c.title for c in cat}
+    tags.update({f"{AREA_PREFIX}{a}": f"clauses of area {a}" for a in cat.by_area()})
+    tags.update({f"{NEEDS_PREFIX}{k}": v for k, v in CAPABILITIES.items()})
+    tags.update(PLAIN_TAGS)
+    return tags
+
+
+@dataclasses.dataclass
+class CoverageProblem:
+    kind: str       # "uncovered" | "unknown-clause" | "unknown-tag" | "untagged"
+    subject: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.subject}: {self.detail}"
+
+
+def check(cat: catalogue.Catalogue | None = None, base: Path | None = None) -> list[CoverageProblem]:
+    cat = cat or catalogue.load()
+    known = known_tags(cat)
+    problems: list[CoverageProblem] = []
+    covered: set[str] = set()
+    for sc in scenarios(base):
+        where = f"{sc.feature}:{sc.line} {sc.name!r}"
+        if not sc.clauses:
+            problems.append(CoverageProblem("untagged", where, "names no @clause-<ID>"))
+        for tag in sorted(sc.tags):
+            if tag.startswith(CLAUSE_PREFIX) and tag[len(CLAUSE_PREFIX):] not in cat.ids:
+                problems.append(CoverageProblem("unknown-clause", where, f"@{tag} is not in the catalogue"))
+            elif tag not in known:
+                problems.append(CoverageProblem("unknown-tag", where, f"@{tag} is neither a clause, an area, "
+                                                "a capability (@needs-…) nor one of " + ", ".join(PLAIN_TAGS)))
+        covered.update(sc.clauses)
+    for c in cat:
+        if c.id not in covered:
+            problems.append(CoverageProblem("uncovered", c.id, f"no scenario is tagged @clause-{c.id}"))
+    return problems

@@ -1,0 +1,145 @@
+"""The reference as a separate `kube32-conformance serve` process: real process, real socket,
+SQLite data dir; restart = kill -9 and start again on the same data dir (the manual clock resumes
+where it stopped). Scenarios share it like any HTTP target."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+from kube32.conformance.errors import TargetUnavailable
+from kube32.conformance.targets import base
+from kube32.conformance.targets.http import HttpTarget
+from kube32.spec import profiles
+from kube32.spec.profiles import Profile
+
+BOOT_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None) -> list[str]:
+    cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", f"127.0.0.1:{port}",
+           "--data-dir", data_dir, "--profile", profile.name, "--clock", clock]
+    if clock_start is not None:
+        cmd += ["--clock-start", repr(clock_start)]
+    base_profile = profiles.load(profile.name)
+    for field, value in profile.as_dict().items():
+        if field != "name" and getattr(base_profile, field) != value:
+            cmd += ["--set", f"{field}={value}"]
+    return cmd
+
+
+class ServeProcess:
+    """One `serve` child process on a fixed port and data dir."""
+
+    def __init__(self, profile: Profile, clock: str = "manual", data_dir: str | None = None) -> None:
+        self.profile, self.clock = profile, clock
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="kube32-serve-")
+        self._owns_dir = data_dir is None
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+        self.extra_args: list[str] = []      # e.g. the simulator's --not-ready-timeout 6
+        self.log_path = os.path.join(self.data_dir, "serve.log")
+
+    def start(self, clock_start: float | None = None) -> None:
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
+        self.proc = subprocess.Popen(serve_command(self.port, self.data_dir, self.profile, self.clock,
+                                                   clock_start) + self.extra_args,
+                                     stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise TargetUnavailable(f"serve exited with {self.proc.returncode}; log: {self.tail()}")
+            try:
+                requests.get(self.url + "/version", timeout=1)
+                return
+            except requests.RequestException:
+                time.sleep(0.05)
+        raise TargetUnavailable(f"serve did not answer within {BOOT_TIMEOUT} s; log: {self.tail()}")
+
+    def kill(self) -> None:
+        """kill -9: nothing is flushed or closed politely."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        if self._owns_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def tail(self, n: int = 2000) -> str:
+        try:
+            with open(self.log_path, "rb") as fh:
+                return fh.read().decode(errors="replace")[-n:]
+        except OSError:
+            return "<no log>"
+
+
+class ProcessTarget(HttpTarget):
+    name = "process"
+    # The reference finishes all work inside the request that caused it (creates schedule at once,
+    # clock jumps run every due tick before answering): nothing to wait for on a manual clock.
+    manual_settle = 0.0
+
+    def __init__(self, profile: Profile, clock: str = "manual") -> None:
+        self.process = ServeProcess(profile, clock)
+        super().__init__(self.process.url, profile)
+
+    def start(self) -> None:
+        from kube32.conformance.targets.reference import EPOCH
+
+        self.process.start(EPOCH if self.process.clock == "manual" else None)
+        super().start()
+
+    def _extra_capabilities(self) -> set[str]:
+        return {base.RESTART}
+
+    def restart_control_plane(self) -> None:
+        now = self.clock.now() if self.clock and self.clock.manual else None
+        self.process.kill()
+        self.process.start(now)
+        if isinstance(self.clock, base.ManualTargetClock):
+            self.clock.refresh()
+
+    def restart_with_timeouts(self, not_ready_timeout: float | None, eviction_timeout: float | None) -> None:
+        """Restart ``serve`` with the simulator's --not-ready-timeout / --eviction-timeout flags;
+        they hold until the scenario ends (``end_scenario`` restarts it without them)."""
+        args = []
+        if not_ready_timeout is not None:
+            args += ["--not-ready-timeout", repr(float(not_ready_timeout))]
+        if eviction_timeout is not None:
+            args += ["--eviction-timeout", repr(float(eviction_timeout))]
+        self.process.extra_args = args
+        self.restart_control_plane()
+
+    def end_scenario(self) -> None:
+        super().end_scenario()
+        if self.process.extra_args:
+            self.process.extra_args = []
+            self.restart_control_plane()
+
+    def stop(self) -> None:
+        self.process.stop()
+
+    def describe(self) -> dict:
+        return {**super().describe(), "name": self.name, "kind": "serve subprocess"}

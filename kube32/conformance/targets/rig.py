@@ -1,0 +1,285 @@
+"""A hardware (or virtual) rig as a conformance target: ``--target rig:FILE`` / ``run --rig FILE``.
+
+Adapts ``kube32.harness.rig.Rig``:
+
+- ``start`` resets every board and waits for the API and the real kubelets. Real time only.
+- Nodes: a feature node whose name is a node board's ``node_name`` is played by that board
+  (``node_driver`` -> ``kubelets.board.BoardNode``); other names are fake kubelets on the rig's
+  control plane.
+- Logs: each scenario gets a console mark; ``scenario_logs()`` is every board's timestamped console
+  text since ``begin_scenario`` (frozen at ``end_scenario``).
+- Health: ``check_health()`` raises ``BoardFailure`` (an ERROR, not a clause failure) for a crash
+  (panic, abort, brownout, watchdog abort, unexpected reboot) or a serial disconnect seen since the
+  scenario began, once per event. The plugin calls it after every step and when a step fails; time
+  steps call it while they wait (``RigClock``). ``begin_scenario`` resets boards that crashed,
+  reopens ports that dropped and releases boards left held, so the next scenario starts clean.
+"""
+
+from __future__ import annotations
+
+import time
+
+from kube32.conformance import errors
+from kube32.conformance.targets import base
+from kube32.conformance.targets.http import HttpTarget
+from kube32.harness.board_console import Mark
+from kube32.harness.errors import HarnessError as RigHarnessError
+from kube32.harness.rig import Rig
+from kube32.spec import profiles
+from kube32.spec.profiles import Profile
+
+HEALTH_POLL = 0.1   # seconds between board checks while a time step waits
+TAIL_LINES = 20
+
+
+class BoardFailure(errors.HarnessError):
+    """A board crashed or its serial port went away during a scenario: no verdict on the target."""
+
+    def __init__(self, board: str, what: str, text: str = "", backtrace: str | None = None,
+                 console: str = "") -> None:
+        self.board, self.what, self.text, self.backtrace, self.console = board, what, text, backtrace, console
+        parts = [f"board {board} {what} during the scenario"]
+        if backtrace:
+            parts.append(backtrace)
+        if text:
+            parts.append("--- crash text ---\n" + text)
+        if console:
+            parts.append("--- last console lines ---\n" + console)
+        super().__init__("\n".join(parts))
+
+
+class RigClock(base.RealTargetClock):
+    """Wall time, waited in small slices so a board crash ends a time step as it happens."""
+
+    def __init__(self, target: RigTarget) -> None:
+        self.target = target
+
+    def advance_to(self, t: float) -> None:
+        while True:
+            self.target.check_health()
+            delay = t - time.time()
+            if delay <= 0:
+                return
+            time.sleep(min(delay, HEALTH_POLL))
+
+
+class RigTarget(HttpTarget):
+    name = "rig"
+
+    def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None) -> None:
+        self.rig_file = rig_file
+        self.rig = Rig.open(rig_file, log_dir=log_dir)
+        profile = self.rig_profile(profile)
+        self._mark = None
+        self.last_logs: dict[str, str] = {}
+        self.held: set[str] = set()          # boards a scenario holds in reset
+        self.lost: dict[str, str] = {}       # board -> why it cannot be used (port gone for good)
+        self._reported: set[tuple[str, int]] = set()
+        self._scenario_open = False
+        super().__init__("", profile)
+
+    def rig_profile(self, given: Profile) -> Profile:
+        """The rig file's timing (``profile`` + ``profile_set``) unless the runner was given other
+        timing than its rig default (the hardware profile as it is): explicit runner flags win."""
+        if given != profiles.load("hardware"):
+            return given
+        rf = self.rig.rig_file
+        return profiles.load(rf.profile, **rf.profile_set)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.url = self.rig.start(keep_going=True)
+        for board, exc in self.rig.failed.items():   # scenarios that use it will say so; the rest run
+            self.lost[board] = f"did not come up at the start of the run: {exc}"
+        self.api.base_url = self.url.rstrip("/")
+        super().start()
+        self.clock = RigClock(self)
+
+    def _extra_capabilities(self) -> set[str]:
+        return {base.RESTART, base.REAL_KUBELET}
+
+    def ready_timeout(self) -> float:
+        """How long a board gets to (re)join as a Ready node."""
+        return self.rig.timeouts.ready + self.profile.lease_renew_interval
+
+    def begin_scenario(self) -> None:
+        self._recover()
+        self._mark = self.rig.mark()
+        self._reported = set()
+        self.last_logs = {}
+        self._scenario_open = True
+        super().begin_scenario()
+
+    def end_scenario(self) -> None:
+        try:
+            for board in sorted(self.held):
+                self._try(lambda b=board: self.release_board(b))
+            super().end_scenario()
+        finally:
+            self._scenario_open = False
+            if self._mark is not None:
+                self.last_logs = self.rig.scenario_logs(self._mark)
+
+    def stop(self) -> None:
+        self.rig.close()
+
+    # -- nodes ----------------------------------------------------------------------------------
+    def node_driver(self, name: str, ctx, lease_duration: float | None = None):
+        """The BoardNode playing ``name`` when a node board has that node_name, else None (fake kubelet)."""
+        board = self.rig.node_boards.get(name)
+        if board is None:
+            return None
+        if board in self.lost:
+            raise BoardFailure(board, f"is unusable ({self.lost[board]})", console=self._tail(board))
+        from kube32.conformance.kubelets.board import BoardNode
+
+        return BoardNode(self, name, board, ctx, lease_duration=lease_duration)
+
+    def note(self, text: str) -> None:
+        """A marker in every board's console log (the plugin writes each step here)."""
+        self.rig.note(text)
+
+    def hold_board(self, board: str) -> None:
+        """Hold a board (or the board of a node) in reset (EN low, port open): its kubelet goes silent."""
+        board = self.rig.board_of(board)
+        self.rig.note("harness: hold in reset (EN low)", [board])
+        self._rig_call(board, lambda: self.rig.hold(board))
+        self.held.add(board)
+
+    def release_board(self, board: str) -> None:
+        """Release a held board (or the board of a node) and wait for its kubelet-ready line."""
+        board = self.rig.board_of(board)
+        self.rig.note("harness: release (EN high)", [board])
+        self._rig_call(board, lambda: self.rig.release(board))
+        self.held.discard(board)
+
+    # compatibility with the first rig driver's names
+    hold = hold_board
+    release = release_board
+
+    def restart_control_plane(self) -> None:
+        board = self.rig.control_plane
+        self.rig.note("harness: reset the control plane", [board])
+        url = self._rig_call(board, self.rig.restart_control_plane)
+        self.url = url
+        self.api.base_url = url.rstrip("/")
+
+    def _rig_call(self, board: str, fn):
+        try:
+            return fn()
+        except RigHarnessError as exc:
+            failure = self._failure_from(exc, board)
+            raise failure from exc
+
+    # -- logs -----------------------------------------------------------------------------------
+    def scenario_logs(self) -> dict[str, str]:
+        """board -> timestamped console text of the current (or, after end_scenario, last) scenario."""
+        if self._scenario_open and self._mark is not None:
+            return self.rig.scenario_logs(self._mark)
+        return dict(self.last_logs)
+
+    def _tail(self, board: str, n: int = TAIL_LINES) -> str:
+        return "\n".join(self.rig.consoles[board].tail(n))
+
+    # -- health ---------------------------------------------------------------------------------
+    def check_health(self) -> None:
+        """Raise BoardFailure for the first crash or disconnect since the scenario began (once each)."""
+        if self._mark is None:
+            return
+        for board, records in self.rig.crashes_since(self._mark).items():
+            if board in self.lost:
+                continue   # known broken; the scenarios that use it error through node_driver
+            for rec in records:
+                key = (board, rec.index)
+                if key in self._reported:
+                    continue
+                self._reported.add(key)
+                self.rig.consoles[board].acknowledge_crashes()
+                crash = rec.crash
+                raise BoardFailure(board, f"crashed ({crash.kind}: {crash.reason})", crash.text, crash.backtrace,
+                                   self._tail(board))
+        for board, console in self.rig.consoles.items():
+            gone = console.disconnected
+            if gone is not None and board not in self.lost and (board, -1) not in self._reported:
+                self._reported.add((board, -1))
+                raise BoardFailure(board, f"lost its serial port {console.url} ({gone})", console=self._tail(board))
+
+    def _failure_from(self, exc: RigHarnessError, board: str) -> BoardFailure:
+        try:
+            self.check_health()
+        except BoardFailure as failure:
+            return failure
+        return BoardFailure(board, f"did not do what the harness asked: {exc}", console=self._tail(board))
+
+    def _recover(self) -> None:
+        """Before a scenario: reopen dropped ports, reset boards that crashed, release held ones."""
+        since = self._mark
+        crashes = self.rig.crashes_since(since) if since is not None else {}
+        crashed = set(crashes)
+        for board, records in crashes.items():
+            self._await_crash_reboot(board, records[-1].index)
+        for board, console in self.rig.consoles.items():
+            if console.disconnected is not None or not console.is_open:
+                # a replugged USB board needs a moment to come back; a board lost before gets one try
+                problem = self._reopen(console, 0.0 if board in self.lost else self.rig.timeouts.boot)
+                if problem:
+                    self.lost[board] = problem
+                    continue
+                self.lost.pop(board, None)
+                crashed.add(board)   # unknown state: reset it
+            console.acknowledge_crashes()
+        for board in sorted(crashed | self.held):
+            if board in self.lost:
+                continue
+            ok = self._try(lambda b=board: self._restart_board(b))
+            if not ok:
+                self.lost[board] = f"did not come back after a reset: {self._tail(board, 3)}"
+        self.held = set()
+        for console in self.rig.consoles.values():
+            console.acknowledge_crashes()
+
+    def _await_crash_reboot(self, board: str, index: int) -> None:
+        """Let a crashed board finish its own reboot before resetting it, so its ROM banner is not
+        mistaken for the one our reset asks for (the next unexpected reboot would go unnoticed)."""
+        console = self.rig.consoles[board]
+        if board in self.lost or console.disconnected is not None:
+            return
+        console.acknowledge_crashes()
+        try:
+            console.expect(r"rst:0x[0-9a-fA-F]+ \(", self.rig.timeouts.boot, since=Mark(board, index, 0.0))
+        except RigHarnessError:
+            pass   # it hung after the crash (CPU halted): our reset wakes it
+        console.acknowledge_crashes()
+
+    @staticmethod
+    def _reopen(console, patience: float) -> str | None:
+        """Reopen a dropped port, retrying for ``patience`` seconds; the problem, or None when open."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                console.reopen()
+                return None
+            except RigHarnessError as exc:
+                if time.monotonic() >= deadline:
+                    return f"its serial port cannot be reopened: {str(exc).splitlines()[0]}"
+            time.sleep(0.2)
+
+    def _restart_board(self, board: str) -> None:
+        if board == self.rig.control_plane:
+            self.restart_control_plane()
+        elif board in self.held:
+            self.rig.release(board)
+        else:
+            self.rig.reset(board)
+
+    @staticmethod
+    def _try(fn) -> bool:
+        try:
+            fn()
+            return True
+        except (RigHarnessError, errors.HarnessError):
+            return False
+
+    def describe(self) -> dict:
+        return {**super().describe(), "rig_file": self.rig_file,
+                "boards": {name: spec.port.url for name, spec in self.rig.specs.items()}}

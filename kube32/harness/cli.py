@@ -1,0 +1,141 @@
+"""Rig commands: ``rig check`` (reset every board, report what booted) and ``rig monitor``.
+
+``add_subparsers(subparsers)`` adds ``check`` and ``monitor`` to an argparse subparsers object
+(hooked under ``kube32-conformance rig``); ``main(argv)`` runs them standalone
+(``python -m kube32.harness.cli check rig.yaml``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from .errors import HarnessError
+from .rig import Rig
+
+
+@dataclass
+class BoardReport:
+    board: str
+    url: str
+    role: str
+    ok: bool = False
+    reset_reason: str | None = None
+    api_url: str | None = None
+    node_name: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class RigCheckReport:
+    rig_file: str
+    boards: list[BoardReport] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(b.ok for b in self.boards)
+
+    def format(self) -> str:
+        lines = [f"rig {self.rig_file}: {'OK' if self.ok else 'FAILED'}"]
+        for b in self.boards:
+            status = "ok" if b.ok else "FAILED"
+            details = [f"reset: {b.reset_reason or '-'}"]
+            if b.api_url:
+                details.append(f"api: {b.api_url}")
+            if b.node_name:
+                details.append(f"node: {b.node_name}")
+            lines.append(f"  {b.board:<16} {b.role:<14} {status:<7} {b.url}  " + "  ".join(details))
+            if b.error:
+                lines += [f"      {line}" for line in b.error.splitlines()]
+        return "\n".join(lines)
+
+
+def rig_check(rig_file: str | Path, *, log_dir: str | Path | None = None) -> RigCheckReport:
+    """Open every board, reset it, wait for boot; report reset reason, API URL and node name."""
+    report = RigCheckReport(str(rig_file))
+    with Rig.open(rig_file, log_dir=log_dir) as rig:
+        order = [rig.control_plane] + [b for b in rig.specs if b != rig.control_plane]
+        for name in order:
+            spec = rig.specs[name]
+            entry = BoardReport(name, spec.port.url, spec.role, node_name=spec.node_name)
+            report.boards.append(entry)
+            try:
+                if spec.role == "control-plane":
+                    entry.api_url = rig.restart_control_plane()
+                else:
+                    rig.reset(name)
+                entry.ok = True
+            except HarnessError as exc:
+                entry.error = str(exc)
+            reason = rig.boot_reasons.get(name)
+            if reason:
+                entry.reset_reason = reason.split(",")[0].removeprefix("rst:")
+    return report
+
+
+def rig_monitor(rig_file: str | Path, out: TextIO, duration: float | None = None) -> None:
+    """Print every board's console, each line prefixed by the board name, for ``duration`` s or forever."""
+    lock = threading.Lock()
+    with Rig.open(rig_file) as rig:
+        width = max(len(n) for n in rig.consoles)
+
+        def printer(line) -> None:
+            with lock:
+                out.write(f"[{line.board:<{width}}] {line.format()}\n")
+                out.flush()
+
+        for console in rig.consoles.values():
+            console.add_listener(printer)
+        deadline = None if duration is None else time.monotonic() + duration
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
+        except KeyboardInterrupt:
+            pass
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    try:
+        report = rig_check(args.rig_file, log_dir=args.log_dir)
+    except HarnessError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(report.format())
+    return 0 if report.ok else 1
+
+
+def _cmd_monitor(args: argparse.Namespace) -> int:
+    try:
+        rig_monitor(args.rig_file, sys.stdout, args.duration)
+    except HarnessError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_subparsers(subparsers) -> None:
+    """Add ``check`` and ``monitor``; each sets ``func(args) -> exit code``."""
+    p = subparsers.add_parser("check", help="reset every board of a rig and report what booted")
+    p.add_argument("rig_file", help="rig YAML file")
+    p.add_argument("--log-dir", default=None, help="write one console log per board here")
+    p.set_defaults(func=_cmd_check)
+    p = subparsers.add_parser("monitor", help="show every board's console, prefixed by board name")
+    p.add_argument("rig_file", help="rig YAML file")
+    p.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
+    p.set_defaults(func=_cmd_monitor)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rig")
+    add_subparsers(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

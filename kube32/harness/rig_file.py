@@ -1,0 +1,188 @@
+"""Rig file: the YAML description of a rig's boards, validated strictly with pydantic.
+
+    profile: hardware                 # timing profile the rig runs (default hardware)
+    profile_set: {lease_duration: 4}  # optional: profile fields the firmware was built with differently
+    timeouts: {boot: 20, ready: 60}   # optional, seconds
+    boards:
+      cp:
+        url: rfc2217://hilpi:4000     # any pyserial URL: /dev/ttyUSB0, rfc2217://, vboard://
+        baud: 115200                  # default
+        role: control-plane           # exactly one board has this role
+        api_url: {pattern: 'api listening on (http://\\S+)'}   # or {fixed: http://10.0.0.2:6443}
+        booted: 'main_task: Calling app_main\\(\\)'             # optional regex
+        reset: rts                    # rts (DevKit EN on RTS) | none
+      node-a:
+        url: /dev/serial/by-id/usb-Silicon_Labs_CP2102-if00
+        role: node
+        node_name: node-a
+        kubelet_ready: 'kubelet: kubelet ready'
+
+Errors name the field path: ``boards.node-a.role: must be one of control-plane, node``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import RigFileError
+from .resources import DEFAULT_BAUD, BoardSpec, SerialPort
+
+DEFAULT_BOOTED = r"main_task: Calling app_main\(\)"
+DEFAULT_KUBELET_READY = r"kubelet: kubelet ready"
+
+
+def _regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from exc
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ApiUrl(_Strict):
+    fixed: str | None = None
+    pattern: str | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern(cls, v: str | None) -> str | None:
+        if v is not None and re.compile(_regex(v)).groups < 1:
+            raise ValueError("needs a capturing group around the URL, e.g. 'listening on (http://\\S+)'")
+        return v
+
+    @model_validator(mode="after")
+    def _one(self) -> ApiUrl:
+        if (self.fixed is None) == (self.pattern is None):
+            raise ValueError("give exactly one of fixed: URL or pattern: regex")
+        return self
+
+
+class BoardEntry(_Strict):
+    url: str = Field(min_length=1)
+    baud: int = Field(default=DEFAULT_BAUD, gt=0)
+    role: Literal["control-plane", "node"]
+    node_name: str | None = None
+    api_url: ApiUrl | None = None
+    booted: str = DEFAULT_BOOTED
+    kubelet_ready: str | None = None
+    reset: Literal["rts", "none"] = "rts"
+
+    _re = field_validator("booted", "kubelet_ready")(classmethod(lambda cls, v: v if v is None else _regex(v)))
+
+    @model_validator(mode="after")
+    def _by_role(self) -> BoardEntry:
+        if self.role == "node" and not self.node_name:
+            raise ValueError("a node board needs node_name (the Node object's name)")
+        if self.role == "control-plane" and self.api_url is None:
+            raise ValueError("the control-plane board needs api_url: {fixed: URL} or {pattern: regex}")
+        if self.role == "control-plane" and self.node_name:
+            raise ValueError("node_name is only for node boards")
+        return self
+
+
+class Timeouts(_Strict):
+    boot: float = Field(default=30.0, gt=0)
+    ready: float = Field(default=60.0, gt=0)
+
+
+class RigFile(_Strict):
+    profile: Literal["hardware", "simulator"] = "hardware"
+    profile_set: dict[str, float] = {}
+    timeouts: Timeouts = Timeouts()
+    boards: dict[str, BoardEntry]
+
+    @field_validator("profile_set")
+    @classmethod
+    def _profile_fields(cls, values: dict[str, float]) -> dict[str, float]:
+        import dataclasses
+
+        from kube32.spec.profiles import Profile
+
+        known = {f.name for f in dataclasses.fields(Profile)} - {"name"}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown timing-profile field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        bad = sorted(k for k, v in values.items() if v <= 0)
+        if bad:
+            raise ValueError(f"must be positive seconds: {', '.join(bad)}")
+        return values
+
+    @field_validator("boards")
+    @classmethod
+    def _one_control_plane(cls, boards: dict[str, BoardEntry]) -> dict[str, BoardEntry]:
+        cps = [name for name, b in boards.items() if b.role == "control-plane"]
+        if len(cps) != 1:
+            raise ValueError(f"exactly one board must have role: control-plane, found {len(cps)} ({', '.join(cps) or 'none'})")
+        names = [b.node_name for b in boards.values() if b.node_name]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"node_name used by more than one board: {', '.join(dupes)}")
+        return boards
+
+    def board_specs(self) -> list[BoardSpec]:
+        out = []
+        for name, b in self.boards.items():
+            out.append(
+                BoardSpec(
+                    name=name,
+                    port=SerialPort(b.url, b.baud),
+                    role=b.role,
+                    reset=b.reset,
+                    node_name=b.node_name,
+                    booted=b.booted,
+                    kubelet_ready=(b.kubelet_ready or DEFAULT_KUBELET_READY) if b.role == "node" else None,
+                    api_url_fixed=b.api_url.fixed if b.api_url else None,
+                    api_url_pattern=b.api_url.pattern if b.api_url else None,
+                )
+            )
+        return out
+
+
+def _message(err: dict) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "literal_error":
+        options = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        return f"must be one of {', '.join(options)} (got {err.get('input')!r})"
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required"
+    msg = err["msg"]
+    return msg.removeprefix("Value error, ")
+
+
+def _path(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p.startswith("function-")))
+
+
+def parse_rig(data: object, source: str = "<rig>") -> RigFile:
+    """Validate an already-loaded YAML document."""
+    if not isinstance(data, dict):
+        raise RigFileError(source, [f"(top level): expected a mapping with boards:, got {type(data).__name__}"])
+    try:
+        return RigFile.model_validate(data)
+    except ValidationError as exc:
+        problems = [f"{_path(e['loc']) or '(top level)'}: {_message(e)}" for e in exc.errors()]
+        raise RigFileError(source, problems) from None
+
+
+def load_rig(path: str | Path) -> RigFile:
+    """Read and validate a rig file; ``RigFileError`` names every bad field by its path."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise RigFileError(str(path), [f"cannot read: {exc}"]) from exc
+    except yaml.YAMLError as exc:
+        raise RigFileError(str(path), [f"not valid YAML: {exc}"]) from exc
+    return parse_rig(data, str(path))

@@ -1,0 +1,67 @@
+"""Control-plane firmware model: the reference server stands in for the kube32 control plane.
+
+Boot starts ``reference.serve.start_in_thread(config)`` and logs
+``I (ms) kube32: api listening on http://127.0.0.1:PORT``; a reset, hold or crash stops it. A reboot
+starts it again on the same data dir and the same port, so nodes keep their API URL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .firmware import BoardIO, Firmware
+
+
+class ControlPlaneFirmware(Firmware):
+    """Runs the reference control plane while the board is up."""
+
+    tick_interval = 0.1
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        *,
+        profile: str = "hardware",
+        overrides: dict | None = None,
+        listen: str = "127.0.0.1:0",
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.profile = profile
+        self.overrides = dict(overrides or {})
+        self.listen = listen
+        self.handle = None
+        self.url: str | None = None
+        self.starts = 0
+
+    def setup(self, io: BoardIO) -> None:
+        from kube32.reference.config import Config
+        from kube32.reference.serve import start_in_thread
+
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        config = Config(
+            data_dir=str(self.data_dir), listen=self.listen, profile=self.profile, clock="real", overrides=self.overrides
+        )
+        self.handle = start_in_thread(config)
+        self.url = self.handle.url
+        self.listen = self.url.split("://", 1)[1]  # keep the port across reboots
+        self.starts += 1
+        io.log("I", "kube32", f"api listening on {self.url}")
+
+    def teardown(self) -> None:
+        handle, self.handle = self.handle, None
+        if handle is None:
+            return
+        try:
+            handle.stop()
+        except OSError:
+            # waitress's trigger can already be closed when stop() pulls it (EBADF): finish the stop
+            # by hand so the old control loops never outlive the reboot
+            server = handle._server
+            for channel in list(server._map.values()):
+                try:
+                    channel.close()
+                except OSError:
+                    pass
+            handle._thread.join(timeout=5)
+            server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
+            handle.control_plane.stop()

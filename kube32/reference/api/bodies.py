@@ -1,0 +1,93 @@
+"""Request bodies: size limit, JSON or YAML, patch media types — every failure a clear Status."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from flask import request
+
+from kube32.reference import errors
+from kube32.reference.machinery import patch as patches
+from kube32.reference.machinery import protobuf
+from kube32.spec import constants
+
+JSON_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml", "")
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML as Kubernetes reads it into JSON: timestamps stay strings (no datetime objects)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def media_type() -> str:
+    return (request.mimetype or "").lower()
+
+
+def raw_body() -> bytes:
+    length = request.content_length
+    limit = constants.MAX_REQUEST_BODY_BYTES
+    if length is not None and length > limit:
+        raise errors.RequestEntityTooLarge(f"the request body is {length} bytes; the limit is {limit} bytes")
+    data = request.stream.read(limit + 1)
+    if len(data) > limit:
+        raise errors.RequestEntityTooLarge(f"the request body exceeds the limit of {limit} bytes")
+    return data
+
+
+def decode(data: bytes, mtype: str) -> object:
+    if not data.strip():
+        raise errors.BadRequest("the request has no body; expected a JSON or YAML object")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.BadRequest(f"the request body is not UTF-8 text: {exc}") from exc
+    if "yaml" in mtype:
+        try:
+            docs = [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
+        except yaml.YAMLError as exc:
+            raise errors.BadRequest(f"the request body is not valid YAML: {exc}") from exc
+        if len(docs) != 1:
+            raise errors.BadRequest(f"expected exactly one YAML document in the body, found {len(docs)}")
+        return docs[0]
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except ValueError as exc:
+        raise errors.BadRequest(f"the request body is not valid JSON: {exc}") from exc
+
+
+def object_body(allow_protobuf: bool = True) -> dict:
+    """The body of a POST/PUT: a JSON or YAML object, or (kubectl 1.32+ ``create`` generators) a
+    Kubernetes protobuf object."""
+    mtype = media_type()
+    if mtype == protobuf.MEDIA_TYPE and allow_protobuf:
+        return protobuf.decode_object(raw_body())
+    if mtype not in JSON_TYPES:
+        raise errors.UnsupportedMediaType(
+            f"the body of the request was in an unknown format - accepted media types include: "
+            f"application/json, application/yaml (got {mtype!r})")
+    body = decode(raw_body(), mtype)
+    if not isinstance(body, dict):
+        raise errors.BadRequest(f"the request body must be an object, not {type(body).__name__}")
+    return body
+
+
+def patch_body() -> tuple[object, object]:
+    """(patch function, decoded patch) for the request's patch media type."""
+    mtype = media_type()
+    fn = patches.CONTENT_TYPES.get(mtype)
+    if fn is None:
+        raise errors.UnsupportedMediaType(
+            f"the body of the request was in an unknown format - accepted media types include: "
+            f"{', '.join(patches.CONTENT_TYPES)} (got {mtype!r})")
+    body = decode(raw_body(), "yaml" if mtype.endswith("yaml") else "json")
+    return fn, body

@@ -1,0 +1,472 @@
+"""CRUD for every registered resource under the Kubernetes URL scheme.
+
+``/api/v1[/namespaces/NS]/PLURAL[/NAME[/SUB]]`` and ``/apis/GROUP/VERSION/...``: list, watch,
+create, get, update (PUT), patch, delete, deletecollection, and the ``status`` / ``scale``
+subresources. Every write is validated before anything is stored, so a rejected request changes
+nothing; ``dryRun=All`` runs the same checks and stores nothing.
+
+Semantics follow upstream's REST strategies (``reference.machinery.strategy``): status is reset on
+create (a Pod starts Pending), main-resource writes keep the stored status and status writes keep
+everything else, a PATCH with ``application/apply-patch+yaml`` on a missing object creates it
+(201), a bound unfinished pod is deleted gracefully (``deletionTimestamp``; removed when a DELETE
+with grace period 0 arrives), and a namespace delete removes what it holds.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import uuid
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from kube32.reference import errors
+from kube32.reference.api import bodies, tables, watch
+from kube32.reference.machinery import selectors, strategy, validation
+from kube32.reference.resources import RESOURCES, Resource, lookup
+from kube32.spec import constants, timefmt
+
+bp = Blueprint("resources", __name__)
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+APPLY_PATCH = "application/apply-patch+yaml"
+DEFAULT_GRACE_SECONDS = 30
+# Namespaces upstream refuses to delete (kube32 creates the first two at start).
+PROTECTED_NAMESPACES = (*constants.DEFAULT_NAMESPACES, "kube-system", "kube-public")
+
+
+@dataclasses.dataclass
+class Target:
+    resource: Resource
+    namespace: str | None
+    name: str | None
+    sub: str | None
+
+
+def _cp():
+    return current_app.extensions["kube32"]
+
+
+def _not_found() -> errors.ApiError:
+    return errors.NotFound("the server could not find the requested resource")
+
+
+def resolve(group: str, version: str, rest: str) -> Target:
+    parts = [p for p in rest.split("/") if p]
+    ns = None
+    if len(parts) >= 3 and parts[0] == "namespaces":
+        r = lookup(group, version, parts[2])
+        if r is not None and r.namespaced:
+            ns, parts = parts[1], parts[2:]
+    if not parts or len(parts) > 3:
+        raise _not_found()
+    r = lookup(group, version, parts[0])
+    if r is None:
+        raise _not_found()
+    name = parts[1] if len(parts) > 1 else None
+    sub = parts[2] if len(parts) > 2 else None
+    if sub is not None and sub not in r.subresources:
+        raise _not_found()
+    if r.namespaced and name is not None and ns is None:
+        raise _not_found()
+    return Target(r, ns, name, sub)
+
+
+@bp.route("/api/<version>/<path:rest>", methods=METHODS)
+def core(version: str, rest: str):
+    return dispatch(resolve("", version, rest))
+
+
+@bp.route("/apis/<group>/<version>/<path:rest>", methods=METHODS)
+def grouped(group: str, version: str, rest: str):
+    return dispatch(resolve(group, version, rest))
+
+
+def _method_not_allowed(t: Target) -> errors.ApiError:
+    where = t.resource.plural + (f"/{t.sub}" if t.sub else "")
+    return errors.MethodNotAllowed(f"the server does not allow this method on the requested resource "
+                                   f"({request.method} {where})")
+
+
+def dispatch(t: Target):
+    m = request.method
+    if t.name is None:
+        if m == "GET":
+            if request.args.get("watch") in ("1", "true", "True"):
+                return watch.stream(_cp(), t.resource, t.namespace)
+            return list_objects(t)
+        if m == "POST":
+            return create(t)
+        if m == "DELETE":
+            return delete_collection(t)
+        raise _method_not_allowed(t)
+    if m == "GET":
+        return get(t)
+    if m == "PUT":
+        return update(t)
+    if m == "PATCH":
+        return patch(t)
+    if m == "DELETE" and t.sub is None:
+        return delete(t)
+    raise _method_not_allowed(t)
+
+
+def dry_run() -> bool:
+    """``dryRun=All``: validate and answer, store nothing. Any other value is a 400."""
+    values = request.args.getlist("dryRun")
+    for v in values:
+        if v != "All":
+            raise errors.BadRequest(f'Invalid value: "{v}": supported values: "All"')
+    return bool(values)
+
+
+# -- reads --------------------------------------------------------------------------------
+def _read_all(cp, r: Resource, ns: str | None) -> list[dict]:
+    terms = selectors.equality_terms(request.args.get("labelSelector"))
+    view = cp.views.get(r.key)
+    if view is not None:   # views narrow by the equality terms too (the full selector is applied after)
+        return view.list(ns, selector=terms or None)
+    return cp.store.list(r.key, ns, selector=terms or None)
+
+
+def _read_one(cp, r: Resource, ns: str | None, name: str) -> dict:
+    view = cp.views.get(r.key)
+    if view is not None:
+        obj = view.get(ns or "", name)
+        if obj is None:
+            raise errors.NotFound.object(r.plural, r.group, name)
+        return obj
+    return cp.store.get(r.key, ns or "", name)
+
+
+def render(cp, r: Resource, obj: dict, code: int = 200) -> Response:
+    if tables.wants_table():
+        resp = tables.response(cp, r, [obj], single=True)
+    else:
+        resp = jsonify(obj)
+    resp.status_code = code
+    return resp
+
+
+def selected(cp, t: Target) -> list[dict]:
+    """The objects of a collection request, narrowed by labelSelector and fieldSelector."""
+    label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
+    field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
+    return [o for o in _read_all(cp, t.resource, t.namespace)
+            if label_pred(o.get("metadata", {}).get("labels")) and field_pred(o)]
+
+
+def list_objects(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    with cp.store.lock:
+        rv = cp.store.resource_version
+        items = selected(cp, t)
+    if tables.wants_table():
+        return tables.response(cp, r, items, single=False, resource_version=str(rv))
+    return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
+                    "metadata": {"resourceVersion": str(rv)}, "items": items})
+
+
+def get(t: Target) -> Response:
+    cp = _cp()
+    obj = _read_one(cp, t.resource, t.namespace, t.name)
+    if t.sub == "scale":
+        return jsonify(scale_of(obj))
+    return render(cp, t.resource, obj)
+
+
+# -- writes -------------------------------------------------------------------------------
+def _check_identity(r: Resource, t: Target, obj: dict) -> dict:
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if kind is not None and kind != r.kind:
+        raise errors.BadRequest(f"the object provided is unrecognized (must be of type {r.kind}): "
+                                f"kind {kind!r} does not belong at {r.key}")
+    if api_version is not None and api_version != r.api_version:
+        raise errors.BadRequest(f"the API version in the data ({api_version}) does not match the expected "
+                                f"API version ({r.api_version})")
+    obj["kind"], obj["apiVersion"] = r.kind, r.api_version
+    meta = obj.setdefault("metadata", {})
+    if not isinstance(meta, dict):
+        raise errors.BadRequest("metadata must be an object")
+    if r.namespaced:
+        body_ns = meta.get("namespace")
+        if t.namespace and body_ns and body_ns != t.namespace:
+            raise errors.BadRequest("the namespace of the provided object does not match the namespace "
+                                    "sent on the request")
+        meta["namespace"] = t.namespace or body_ns or "default"
+    else:
+        meta.pop("namespace", None)
+    if t.name is not None and meta.get("name") not in (None, t.name):
+        raise errors.BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on "
+                                f"the URL ({t.name})")
+    if t.name is not None:
+        meta["name"] = t.name
+    return obj
+
+
+def _check_schema(r: Resource, obj: dict) -> None:
+    """The object's structure against the committed JSON Schema, before anything reads it: a value
+    of the wrong JSON type is a 400 (upstream cannot decode it), another violation a 422."""
+    wrong_type, other = validation.schema_causes(obj)
+    name = (obj.get("metadata") or {}).get("name", "")
+    if wrong_type:
+        summary = "; ".join(f"{c['field']}: {c['message'][len('Invalid value: '):]}" for c in wrong_type)
+        raise errors.BadRequest(f'{r.kind} "{name}" could not be decoded: {summary}', name=name, kind=r.kind,
+                                group=r.group, causes=wrong_type)
+    if other:
+        raise errors.Invalid.fields(r.kind, name, other, r.group)
+
+
+def _validate(r: Resource, obj: dict) -> None:
+    causes = validation.validate(r.kind, obj)
+    if causes:
+        raise errors.Invalid.fields(r.kind, obj.get("metadata", {}).get("name", ""), causes, r.group)
+
+
+def _writable(cp, r: Resource) -> None:
+    if r.read_only or r.key in cp.views:
+        raise errors.MethodNotAllowed(f"{r.key} are computed by the API server and are read-only")
+
+
+def _ensure_namespace(cp, r: Resource, ns: str | None) -> None:
+    if r.namespaced and ns and cp.store.peek("namespaces", "", ns) is None:
+        raise errors.NotFound.object("namespaces", "", ns)
+
+
+def create(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    _writable(cp, r)
+    obj = _check_identity(r, t, bodies.object_body())
+    return _create(cp, r, obj)
+
+
+def _create(cp, r: Resource, obj: dict) -> Response:
+    _check_schema(r, obj)
+    strategy.prepare_for_create(r.kind, obj)
+    strategy.apply_defaults(r.kind, obj)
+    _validate(r, obj)
+    with cp.store.lock:
+        ns = obj["metadata"].get("namespace")
+        _ensure_namespace(cp, r, ns)
+        cp.admit(r.key, obj, None, "CREATE")
+        if dry_run():
+            return render(cp, r, _dry_run_created(cp, r, obj), 201)
+        created = cp.store.create(r.key, obj)
+        if r.key == "pods" and not (created.get("spec") or {}).get("nodeName") and cp.scheduler is not None:
+            cp.scheduler.schedule(created)
+            created = cp.store.get("pods", created["metadata"]["namespace"], created["metadata"]["name"])
+    return render(cp, r, created, 201)
+
+
+def _dry_run_created(cp, r: Resource, obj: dict) -> dict:
+    meta = obj["metadata"]
+    name = meta.get("name") or meta.get("generateName", "")
+    if meta.get("name") and cp.store.peek(r.key, meta.get("namespace") or "", name) is not None:
+        raise errors.AlreadyExists.object(r.plural, r.group, name)
+    meta.update(name=name, uid=str(uuid.uuid4()), creationTimestamp=timefmt.rfc3339(cp.clock.now()), generation=1)
+    return obj
+
+
+def _merge_for_update(r: Resource, sub: str | None, old: dict, new: dict) -> dict:
+    """Main resource writes keep the stored status; status writes keep everything but status."""
+    if sub == "status":
+        merged = copy.deepcopy(old)
+        merged["status"] = new.get("status")
+        if "resourceVersion" in new.get("metadata", {}):
+            merged["metadata"]["resourceVersion"] = new["metadata"]["resourceVersion"]
+        return merged
+    if "status" in r.subresources:
+        new = dict(new)
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+    return new
+
+
+def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
+    new = _merge_for_update(r, t.sub, old, new)
+    _check_schema(r, new)
+    strategy.apply_defaults(r.kind, new)
+    _validate(r, new)
+    if t.sub is None:
+        cp.admit(r.key, new, old, "UPDATE")
+    if dry_run():
+        given = new["metadata"].get("resourceVersion")
+        if given and given != old["metadata"]["resourceVersion"]:
+            raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
+        for key in ("uid", "creationTimestamp", "resourceVersion", "generation"):
+            if key in old["metadata"]:
+                new["metadata"][key] = old["metadata"][key]
+        return render(cp, r, new)
+    updated = cp.store.update(r.key, new)
+    return render(cp, r, updated)
+
+
+def update(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    _writable(cp, r)
+    body = bodies.object_body(allow_protobuf=t.sub is None)   # protobuf bodies carry no status
+    with cp.store.lock:
+        old = cp.store.get(r.key, t.namespace or "", t.name)
+        if t.sub == "scale":
+            return _write_scale(cp, r, old, body)
+        new = _check_identity(r, t, body)
+        return _store_update(cp, r, t, old, new)
+
+
+def patch(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    _writable(cp, r)
+    fn, body = bodies.patch_body()
+    with cp.store.lock:
+        old = cp.store.try_get(r.key, t.namespace or "", t.name)
+        if old is None:
+            if bodies.media_type() == APPLY_PATCH and t.sub is None:
+                if not isinstance(body, dict):
+                    raise errors.BadRequest("an apply patch must be an object")
+                return _create(cp, r, _check_identity(r, t, body))
+            raise errors.NotFound.object(r.plural, r.group, t.name)
+        if t.sub == "scale":
+            return _write_scale(cp, r, old, fn(scale_of(old), body))
+        if bodies.media_type() == APPLY_PATCH and isinstance(body, dict):
+            _check_identity(r, t, copy.deepcopy(body))
+        patched = fn(old, body)
+        if not isinstance(patched, dict):
+            raise errors.BadRequest("the patch did not produce an object")
+        if not isinstance(patched.get("metadata"), dict):
+            patched["metadata"] = {}
+        patched["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
+        new = _check_identity(r, t, patched)
+        return _store_update(cp, r, t, old, new)
+
+
+# -- deletes ------------------------------------------------------------------------------
+def delete_options() -> dict:
+    """DeleteOptions from the body (JSON or YAML, optional) merged with query parameters."""
+    options: dict = {}
+    data = bodies.raw_body() if request.content_length else b""
+    if data.strip():
+        options = bodies.decode(data, "yaml" if "yaml" in bodies.media_type() else "json")
+        if not isinstance(options, dict):
+            raise errors.BadRequest("DeleteOptions must be an object")
+    grace = request.args.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
+    if grace is not None:
+        try:
+            options["gracePeriodSeconds"] = int(grace)
+        except (TypeError, ValueError) as exc:
+            raise errors.BadRequest(f"gracePeriodSeconds must be an integer, got {grace!r}") from exc
+        if options["gracePeriodSeconds"] < 0:
+            options["gracePeriodSeconds"] = 1     # upstream: a negative grace period means 1
+    return options
+
+
+def _check_preconditions(r: Resource, obj: dict, options: dict) -> None:
+    pre = options.get("preconditions") or {}
+    meta = obj["metadata"]
+    for key, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        if pre.get(key) and pre[key] != meta.get(key):
+            raise errors.Conflict(f"Operation cannot be fulfilled on {r.key} \"{meta['name']}\": Precondition "
+                                  f"failed: {label} in precondition: {pre[key]}, {label} in object meta: "
+                                  f"{meta.get(key, '')}", name=meta["name"], kind=r.plural, group=r.group)
+
+
+def _remove(cp, r: Resource, obj: dict, options: dict, dry: bool) -> dict:
+    """Delete one object (caller holds the store lock); returns what the response shows."""
+    meta = obj["metadata"]
+    ns = meta.get("namespace") or ""
+    _check_preconditions(r, obj, options)
+    if r.key == "namespaces" and meta["name"] in PROTECTED_NAMESPACES:
+        raise errors.Forbidden(f'namespaces "{meta["name"]}" is forbidden: this namespace may not be deleted',
+                               name=meta["name"], kind="namespaces")
+    if r.key == "pods" and strategy.deletes_gracefully(obj) and options.get("gracePeriodSeconds") != 0:
+        return obj if dry else terminate(cp, obj, options.get("gracePeriodSeconds"))
+    if dry:
+        return obj
+    if r.key == "namespaces":
+        remove_namespace_contents(cp, meta["name"])
+    return cp.store.delete(r.key, ns, meta["name"])
+
+
+def delete(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    _writable(cp, r)
+    options = delete_options()
+    dry = dry_run()
+    with cp.store.lock:
+        obj = cp.store.get(r.key, t.namespace or "", t.name)
+        return render(cp, r, _remove(cp, r, obj, options, dry))
+
+
+def delete_collection(t: Target) -> Response:
+    cp = _cp()
+    r = t.resource
+    _writable(cp, r)
+    options = delete_options()
+    dry = dry_run()
+    with cp.store.lock:
+        items = [copy.deepcopy(o) for o in selected(cp, t)]
+        gone = [_remove(cp, r, o, options, dry) for o in items]
+        rv = cp.store.resource_version
+    return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
+                    "metadata": {"resourceVersion": str(rv)}, "items": gone})
+
+
+def remove_namespace_contents(cp, namespace: str) -> None:
+    """Everything stored in a namespace goes with it (kube32 finalizes namespaces synchronously)."""
+    for r in RESOURCES:
+        if r.namespaced and not r.read_only and r.key not in cp.views:
+            for obj in list(cp.store.list(r.key, namespace)):
+                cp.store.delete(r.key, namespace, obj["metadata"]["name"])
+
+
+def terminate(cp, pod: dict, grace: int | None) -> dict:
+    """A bound pod is deleted gracefully: marked terminating until its kubelet confirms (grace 0).
+    A second DELETE keeps the first deletionTimestamp (only a shorter grace period moves it)."""
+    meta = pod["metadata"]
+    seconds = grace if grace is not None else int((pod.get("spec") or {}).get(
+        "terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS))
+    if meta.get("deletionTimestamp") and seconds >= int(meta.get("deletionGracePeriodSeconds", seconds)):
+        return pod
+    meta["deletionTimestamp"] = timefmt.rfc3339(cp.clock.now() + seconds)
+    meta["deletionGracePeriodSeconds"] = seconds
+    return cp.store.update("pods", pod, check_rv=False)
+
+
+# -- scale subresource --------------------------------------------------------------------
+def scale_of(obj: dict) -> dict:
+    meta = obj["metadata"]
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                     if k in meta},
+        "spec": {"replicas": spec.get("replicas", constants.DEPLOYMENT_DEFAULT_REPLICAS)},
+        "status": {"replicas": status.get("replicas", 0),
+                   "selector": selectors.selector_string(spec.get("selector"))},
+    }
+
+
+def _write_scale(cp, r: Resource, old: dict, scale: object) -> Response:
+    if not isinstance(scale, dict):
+        raise errors.BadRequest("a Scale must be an object")
+    replicas = (scale.get("spec") or {}).get("replicas")
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        raise errors.Invalid.fields("Scale", old["metadata"]["name"], [validation.cause(
+            "spec.replicas", f"Invalid value: {replicas!r}: must be greater than or equal to 0")], "autoscaling")
+    rv = (scale.get("metadata") or {}).get("resourceVersion")
+    new = copy.deepcopy(old)
+    new.setdefault("spec", {})["replicas"] = replicas
+    if rv:
+        new["metadata"]["resourceVersion"] = rv
+    if dry_run():
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
+        return jsonify(scale_of(new))
+    updated = cp.store.update(r.key, new)
+    return jsonify(scale_of(updated))

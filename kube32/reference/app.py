@@ -1,0 +1,52 @@
+"""The application factory: ``create_app(config)`` -> Flask app with the ControlPlane attached."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify
+from werkzeug.exceptions import HTTPException
+
+from kube32.reference import errors
+from kube32.reference.api import debug, discovery, openapi, printers, resources
+from kube32.reference.config import Config
+from kube32.reference.controlplane import ControlPlane
+
+log = logging.getLogger(__name__)
+
+_HTTP_ERRORS = {404: errors.NotFound, 405: errors.MethodNotAllowed, 413: errors.RequestEntityTooLarge,
+                415: errors.UnsupportedMediaType, 400: errors.BadRequest}
+
+
+def create_app(config: Config | None = None, control_plane: ControlPlane | None = None) -> Flask:
+    """Build the API server. The control plane's loops are NOT started here: ``serve`` (or the
+    caller) starts them with ``app.extensions["kube32"].start()``."""
+    config = config or Config()
+    app = Flask(__name__)
+    app.json.sort_keys = False
+    app.json.compact = True
+    app.extensions["kube32"] = control_plane or ControlPlane(config)
+    printers.register()
+    for blueprint in (discovery.bp, openapi.bp, resources.bp, debug.bp):
+        app.register_blueprint(blueprint)
+
+    @app.errorhandler(errors.ApiError)
+    def api_error(err: errors.ApiError):
+        return jsonify(err.status()), err.code
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException):
+        cls = _HTTP_ERRORS.get(err.code or 500, errors.InternalError)
+        message = ("the server could not find the requested resource" if err.code == 404
+                   else err.description or err.name)
+        api = cls(message)
+        api.code = err.code or 500
+        return jsonify(api.status()), api.code
+
+    @app.errorhandler(Exception)
+    def internal(err: Exception):
+        log.exception("unhandled error")
+        return jsonify(errors.InternalError(f"internal error: {err!r}").status()), 500
+
+    return app
+

@@ -1,0 +1,27 @@
+"""Reference server configuration: where data lives, which timing profile, which clock."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from kube32.spec import profiles
+
+
+@dataclasses.dataclass
+class Config:
+    data_dir: str | None = None          # None: in-memory store (tests)
+    listen: str = "127.0.0.1:6443"
+    profile: str = "simulator"
+    clock: str = "real"                  # "real" | "manual"
+    clock_start: float | None = None     # manual clock start (epoch seconds)
+    # Overrides of profile fields, e.g. {"reconcile_interval": 0.5, "not_ready_timeout": 4}
+    overrides: dict = dataclasses.field(default_factory=dict)
+    run_loops: bool = True               # False: controllers never tick (API-only unit tests)
+
+    def timing(self) -> profiles.Profile:
+        return profiles.load(self.profile, **self.overrides)
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        host, _, port = self.listen.rpartition(":")
+        return host or "127.0.0.1", int(port)

@@ -1,0 +1,167 @@
+"""Object validation shared by every kind: names, quantities. Returns field causes; the API turns
+them into a 422 Invalid Status."""
+
+from __future__ import annotations
+
+import re
+
+from kube32.spec import quantities
+from kube32.spec import validate as schemas
+
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+DNS_SUBDOMAIN_MAX = 253
+DNS_LABEL_MAX = 63
+LABEL_MAX = 63
+
+SUBDOMAIN_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+                     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+LABEL_MESSAGE = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                 "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+                 "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+DNS1035_MESSAGE = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                   "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+                   "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+LABEL_VALUE_MESSAGE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+                       "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+                       "'my_value',  or '12345', regex used for validation is "
+                       "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+QUALIFIED_NAME_MESSAGE = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+                          "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+                          "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
+def cause(field: str, message: str, reason: str = "FieldValueInvalid") -> dict:
+    return {"reason": reason, "message": message, "field": field}
+
+
+def dns_subdomain(value: str) -> bool:
+    return len(value) <= DNS_SUBDOMAIN_MAX and bool(_DNS_SUBDOMAIN.match(value))
+
+
+def dns_label(value: str) -> bool:
+    return len(value) <= DNS_LABEL_MAX and bool(_DNS_LABEL.match(value))
+
+
+def dns_1035(value: str) -> bool:
+    return len(value) <= DNS_LABEL_MAX and bool(_DNS_1035.match(value))
+
+
+# Kinds whose names must be DNS labels (no dots), as upstream: kind -> (rule, message).
+LABEL_NAMED_KINDS = {"Namespace": (dns_label, LABEL_MESSAGE), "Service": (dns_1035, DNS1035_MESSAGE)}
+
+
+def label_key_problem(key: str) -> str | None:
+    """Why ``key`` is not a qualified name (``prefix/name``), or None."""
+    prefix, _, name = key.rpartition("/")
+    if prefix and not dns_subdomain(prefix):
+        return "prefix part " + SUBDOMAIN_MESSAGE
+    if not name or len(name) > LABEL_MAX or not _LABEL_NAME.match(name):
+        return QUALIFIED_NAME_MESSAGE
+    return None
+
+
+def validate_labels(labels: dict, path: str = "metadata.labels") -> list[dict]:
+    out = []
+    for key, value in labels.items():
+        problem = label_key_problem(str(key))
+        if problem:
+            out.append(cause(path, f'Invalid value: "{key}": {problem}'))
+        elif len(value) > LABEL_MAX or not _LABEL_VALUE.match(value):
+            out.append(cause(f"{path}", f'Invalid value: "{value}": {LABEL_VALUE_MESSAGE}'))
+    return out
+
+
+def validate_meta(obj: dict, kind: str = "") -> list[dict]:
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return [cause("metadata", "Required value", "FieldValueRequired")]
+    name = meta.get("name")
+    if not name and not meta.get("generateName"):
+        return [cause("metadata.name", "Required value: name or generateName is required", "FieldValueRequired")]
+    if name and not isinstance(name, str):
+        return [cause("metadata.name", f"Invalid value: {name!r}: must be a string")]
+    if name and kind in LABEL_NAMED_KINDS:
+        rule, message = LABEL_NAMED_KINDS[kind]
+        if not rule(name):
+            return [cause("metadata.name", f'Invalid value: "{name}": {message}')]
+    if name and not dns_subdomain(name):
+        return [cause("metadata.name", f'Invalid value: "{name}": {SUBDOMAIN_MESSAGE}')]
+    for field in ("labels", "annotations"):
+        value = meta.get(field)
+        if value is not None and (not isinstance(value, dict)
+                                  or not all(isinstance(v, str) for v in value.values())):
+            return [cause(f"metadata.{field}", "Invalid value: must be a map of strings")]
+    return validate_labels(meta.get("labels") or {})
+
+
+def _quantity_map(path: str, value: object) -> list[dict]:
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        return [cause(path, "Invalid value: must be a map of resource name to quantity")]
+    out = []
+    for name, q in value.items():
+        if not quantities.is_valid(q):
+            out.append(cause(f"{path}[{name}]", f"Invalid value: {q!r}: quantities must match the "
+                             "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
+    return out
+
+
+def validate_pod_spec(spec: object, path: str = "spec") -> list[dict]:
+    if not isinstance(spec, dict):
+        return [cause(path, "Required value", "FieldValueRequired")]
+    containers = spec.get("containers")
+    if not isinstance(containers, list) or not containers:
+        return [cause(f"{path}.containers", "Required value", "FieldValueRequired")]
+    out: list[dict] = []
+    seen: set[str] = set()
+    for i, c in enumerate(containers):
+        if not isinstance(c, dict) or not c.get("name"):
+            out.append(cause(f"{path}.containers[{i}].name", "Required value", "FieldValueRequired"))
+            continue
+        name = c["name"]
+        if not isinstance(name, str) or not dns_label(name):
+            out.append(cause(f"{path}.containers[{i}].name", f'Invalid value: "{name}": {LABEL_MESSAGE}'))
+        elif name in seen:
+            out.append(cause(f"{path}.containers[{i}].name", f'Duplicate value: "{name}"', "FieldValueDuplicate"))
+        seen.add(str(name))
+        res = c.get("resources") or {}
+        out += _quantity_map(f"{path}.containers[{i}].resources.requests", res.get("requests"))
+        out += _quantity_map(f"{path}.containers[{i}].resources.limits", res.get("limits"))
+    return out
+
+
+def validate_node(node: dict) -> list[dict]:
+    status = node.get("status") or {}
+    return (_quantity_map("status.capacity", status.get("capacity"))
+            + _quantity_map("status.allocatable", status.get("allocatable")))
+
+
+def validate(kind: str, obj: dict) -> list[dict]:
+    causes = validate_meta(obj, kind)
+    if causes:
+        return causes
+    if kind == "Pod":
+        return validate_pod_spec(obj.get("spec"))
+    if kind == "Node":
+        return validate_node(obj)
+    if kind in ("Deployment", "DaemonSet", "Job"):
+        template = ((obj.get("spec") or {}).get("template") or {})
+        return validate_pod_spec(template.get("spec"), "spec.template.spec")
+    return []
+
+
+def schema_causes(obj: dict) -> tuple[list[dict], list[dict]]:
+    """The object against its kind's committed JSON Schema (``spec/schemas``):
+    (causes for values of the wrong JSON type, causes for other violations such as enums)."""
+    wrong_type, other = [], []
+    for v in schemas.validate(obj):
+        bucket = wrong_type if "is not of type" in v.message else other
+        reason = "FieldValueTypeInvalid" if bucket is wrong_type else "FieldValueInvalid"
+        bucket.append(cause(v.path or "<object>", f"Invalid value: {v.message}", reason))
+    return wrong_type, other

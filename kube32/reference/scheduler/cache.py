@@ -1,0 +1,97 @@
+"""The scheduler's cache: NodeInfo per node resourceVersion and an index of bound pods by node.
+
+Fed by the store's write listener (every create, update and delete passes through it) and seeded
+from the store at start, so it always mirrors the store: a decision reads it instead of scanning
+every pod for every node or re-parsing quantities. Work is lazy: a node write marks that node for
+rebuild, a pod write marks its node's accounting for recomputation; ``nodes()`` settles both.
+Callers hold ``store.lock``.
+"""
+
+from __future__ import annotations
+
+from kube32.reference.scheduler import accounting, framework, resources
+
+
+class _Bound:
+    """A pod bound to a node and its amounts (computed once per pod write)."""
+
+    __slots__ = ("pod", "_amounts")
+
+    def __init__(self, pod: dict) -> None:
+        self.pod = pod
+        self._amounts: dict[str, int] | None = None
+
+    @property
+    def amounts(self) -> dict[str, int]:
+        if self._amounts is None:
+            self._amounts = resources.pod_amounts(self.pod)[0]
+        return self._amounts
+
+
+def _pod_key(pod: dict) -> str:
+    meta = pod.get("metadata") or {}
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+class SchedulerCache:
+    def __init__(self, store) -> None:
+        self.store = store
+        self._infos: dict[str, framework.NodeInfo] = {}
+        self._order: list[framework.NodeInfo] | None = None
+        self._stale_nodes: set[str] = set()
+        self._stale_usage: set[str] = set()
+        self._bound: dict[str, dict[str, _Bound]] = {}   # node name -> pod key -> pod
+        self._node_of: dict[str, str] = {}                # pod key -> node name
+        with store.lock:
+            for node in store.list("nodes"):
+                self._stale_nodes.add(node["metadata"]["name"])
+            for pod in store.list("pods"):
+                self._observe_pod("ADDED", pod)
+            store.listeners.append(self.observe)
+
+    # -- store events ---------------------------------------------------------------------
+    def observe(self, kind: str, res: str, obj: dict) -> None:
+        if res == "nodes":
+            self._stale_nodes.add(obj["metadata"]["name"])
+        elif res == "pods":
+            self._observe_pod(kind, obj)
+
+    def _observe_pod(self, kind: str, pod: dict) -> None:
+        key = _pod_key(pod)
+        old = self._node_of.pop(key, None)
+        if old is not None:
+            self._bound.get(old, {}).pop(key, None)
+            self._stale_usage.add(old)
+        node = (pod.get("spec") or {}).get("nodeName")
+        if kind != "DELETED" and node:
+            self._bound.setdefault(node, {})[key] = _Bound(pod)
+            self._node_of[key] = node
+            self._stale_usage.add(node)
+
+    # -- reads ----------------------------------------------------------------------------
+    def bound_to(self, node: str) -> list[dict]:
+        """The pods bound to ``node`` (read-only snapshots)."""
+        return [b.pod for b in self._bound.get(node, {}).values()]
+
+    def nodes(self) -> list[framework.NodeInfo]:
+        """Every node as a NodeInfo, sorted by name, with up-to-date accounting."""
+        if self._stale_nodes:
+            for name in self._stale_nodes:
+                node = self.store.peek("nodes", "", name)
+                if node is None:
+                    self._infos.pop(name, None)
+                else:
+                    self._infos[name] = framework.NodeInfo.of(node)
+                    self._stale_usage.add(name)
+            self._stale_nodes.clear()
+            self._order = None
+        if self._stale_usage:
+            for name in self._stale_usage:
+                info = self._infos.get(name)
+                if info is not None:
+                    bound = ((b.pod, b.amounts) for b in self._bound.get(name, {}).values())
+                    info.account(accounting.usage(bound, info.resource_version))
+            self._stale_usage.clear()
+        if self._order is None:
+            self._order = sorted(self._infos.values(), key=lambda info: info.name)
+        return self._order

@@ -1,0 +1,199 @@
+"""The scheduler: filter every node in the documented order, score the survivors, bind or report.
+
+``Scheduler.schedule(pod)`` is called by the API server inside a pod's create request (so the
+response already names the node); ``ReconcileLoop`` retries every unbound pod each reconcile
+interval. A binding sets ``spec.nodeName``, PodScheduled=True, a Normal ``Scheduled`` event and
+the ``scheduler.kube32.io/decision`` annotation (per-node filter verdicts and scores, like
+kube-scheduler-simulator's result annotations). A failure leaves the pod Pending with
+PodScheduled=False/Unschedulable and a Warning ``FailedScheduling`` event in kube-scheduler's format.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import heapq
+import json
+
+from kube32.reference.scheduler import accounting, framework, messages, registry
+from kube32.reference.scheduler.cache import SchedulerCache
+from kube32.spec import reasons, timefmt
+
+ANNOTATION_DECISION = "scheduler.kube32.io/decision"
+NEAR_TIE = 1e-9     # float scores this close are compared exactly
+EXPLAIN_NODES = 10  # per-node verdicts the decision annotation lists (best-scoring, and rejected)
+
+
+@dataclasses.dataclass
+class Decision:
+    """The outcome of one scheduling attempt."""
+
+    node: str | None
+    total_nodes: int
+    rejected: dict[str, framework.Status]
+    feasible: list[str]
+    score_list: list[float]
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Feasible node name -> score."""
+        return dict(zip(self.feasible, self.score_list, strict=True))
+
+    @property
+    def message(self) -> str:
+        return messages.fit_error(self.total_nodes, self.rejected.values())
+
+    def explain(self) -> dict:
+        """The annotation's content: the chosen node, how many nodes each filter rejected, and the
+        verdicts of at most EXPLAIN_NODES best-scoring and EXPLAIN_NODES rejected nodes by name (an
+        annotation listing every node of a large cluster would outweigh the pod itself)."""
+        scores = self.scores
+        best = heapq.nsmallest(EXPLAIN_NODES, scores, key=lambda n: (-scores[n], n.encode("utf-8")))
+        rejected = heapq.nsmallest(EXPLAIN_NODES, self.rejected, key=lambda n: n.encode("utf-8"))
+        nodes: dict[str, dict] = {}
+        for name in sorted({*best, *rejected}):
+            status = self.rejected.get(name)
+            if status is not None:
+                nodes[name] = {"filter": status.plugin, "reasons": list(status.reasons)}
+            else:
+                nodes[name] = {"score": round(scores[name], 4)}
+        out: dict = {"node": self.node, "feasible": len(self.feasible),
+                     "rejectedBy": dict(sorted(collections.Counter(
+                         s.plugin for s in self.rejected.values()).items()))}
+        if self.node is None:
+            out["message"] = self.message
+        out["nodes"] = nodes
+        omitted = len(scores) + len(self.rejected) - len(nodes)
+        if omitted:
+            out["omitted"] = omitted
+        return out
+
+
+def tie_break(names: list[str]) -> str:
+    """Equal best scores go to the alphabetically (byte-wise) first node name."""
+    return min(names, key=lambda name: name.encode("utf-8"))
+
+
+def wants_scheduling(pod: dict) -> bool:
+    """Unbound, not being deleted, not finished."""
+    return (not (pod.get("spec") or {}).get("nodeName")
+            and not (pod.get("metadata") or {}).get("deletionTimestamp")
+            and not accounting.is_terminal(pod))
+
+
+class Scheduler:
+    def __init__(self, store, events, clock) -> None:
+        self.store, self.events, self.clock = store, events, clock
+        self.profile = registry.new_profile()
+        self.cache = SchedulerCache(store)
+
+    # -- deciding -------------------------------------------------------------------------
+    def decide(self, pod: framework.PodInfo) -> Decision:
+        """Run the filters in order over every node (a node leaves at its first failing filter),
+        score the nodes left, and pick the best."""
+        nodes = self.cache.nodes()
+        rejected: dict[str, framework.Status] = {}
+        remaining = nodes
+        for plugin in self.profile.filters:
+            if not remaining:
+                break
+            if plugin.pre_filter(pod) is framework.SKIP:
+                continue
+            remaining, out = plugin.filter_all(pod, remaining)
+            for node, status in out:
+                rejected[node.name] = status
+        score_list = self.profile.score.score_all(pod, remaining) if remaining else []
+        chosen = self.select_host(pod, remaining, score_list) if remaining else None
+        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected,
+                        feasible=[node.name for node in remaining], score_list=score_list)
+
+    def select_host(self, pod: framework.PodInfo, feasible: list[framework.NodeInfo],
+                    scores: list[float]) -> str:
+        """The highest score wins; (near-)equal floats are settled exactly, then by tie_break."""
+        best = max(scores)
+        floor = best - NEAR_TIE * max(1.0, abs(best))
+        near = [feasible[i] for i, value in enumerate(scores) if value >= floor]
+        if len(near) == 1:
+            return near[0].name
+        exact = {node.name: self.profile.score.exact_score(pod, node) for node in near}
+        top = max(exact.values())
+        return tie_break([name for name, value in exact.items() if value == top])
+
+    # -- acting ---------------------------------------------------------------------------
+    def schedule(self, pod: dict) -> dict | None:
+        """Try to place one pod now; returns the stored pod afterwards (None if it is gone)."""
+        meta = pod.get("metadata") or {}
+        with self.store.lock:
+            current = self.store.try_get("pods", meta.get("namespace", ""), meta.get("name", ""))
+            if current is None or not wants_scheduling(current):
+                return current
+            decision = self.decide(framework.PodInfo.of(current))
+            if decision.node is not None:
+                return self.bind(current, decision)
+            return self.record_failure(current, decision)
+
+    def bind(self, pod: dict, decision: Decision) -> dict:
+        pod["spec"]["nodeName"] = decision.node
+        self._annotate(pod, decision)
+        self._set_scheduled_condition(pod, {"status": "True"})
+        bound = self.store.update("pods", pod, check_rv=False)
+        meta = bound["metadata"]
+        self.events.record(bound, "Normal", reasons.EVENT_SCHEDULED,
+                           messages.scheduled(meta["namespace"], meta["name"], decision.node),
+                           reasons.SCHEDULER_COMPONENT)
+        return bound
+
+    def record_failure(self, pod: dict, decision: Decision) -> dict:
+        message = decision.message
+        self._annotate(pod, decision)
+        self._set_scheduled_condition(pod, {"status": "False", "reason": reasons.POD_REASON_UNSCHEDULABLE,
+                                            "message": message})
+        stored = self.store.update("pods", pod, check_rv=False)
+        self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, message,
+                           reasons.SCHEDULER_COMPONENT)
+        return stored
+
+    def _annotate(self, pod: dict, decision: Decision) -> None:
+        annotations = pod["metadata"].setdefault("annotations", {})
+        annotations[ANNOTATION_DECISION] = json.dumps(decision.explain(), separators=(",", ":"))
+
+    def _set_scheduled_condition(self, pod: dict, fields: dict) -> None:
+        """Replace the PodScheduled condition; lastTransitionTime moves only when status does."""
+        status = pod.setdefault("status", {})
+        status.setdefault("phase", "Pending")
+        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+        previous = next((c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None)
+        since = (previous or {}).get("lastTransitionTime")
+        if previous is None or previous.get("status") != fields["status"] or not since:
+            since = timefmt.rfc3339(self.clock.now())
+        conditions.append({"type": "PodScheduled", **fields, "lastProbeTime": None,
+                           "lastTransitionTime": since})
+        status["conditions"] = conditions
+
+    def retry_unbound(self) -> int:
+        """One reconcile pass: try every unbound pod, oldest first. Returns how many were bound."""
+        with self.store.lock:
+            waiting = [p for p in self.store.list("pods") if wants_scheduling(p)]
+            waiting.sort(key=lambda p: (p["metadata"].get("creationTimestamp", ""),
+                                        p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+            bound = 0
+            for pod in waiting:
+                result = self.schedule(pod)
+                if result is not None and (result.get("spec") or {}).get("nodeName"):
+                    bound += 1
+            return bound
+
+
+class ReconcileLoop:
+    """Retries unbound pods every ``profile.reconcile_interval`` (``--reconcile-interval``)."""
+
+    NAME = "scheduler"
+
+    def __init__(self, scheduler: Scheduler, profile) -> None:
+        self.scheduler, self.profile = scheduler, profile
+
+    def interval(self) -> float:
+        return self.profile.reconcile_interval
+
+    def reconcile(self, now: float) -> None:
+        self.scheduler.retry_unbound()

@@ -1,0 +1,278 @@
+"""The store: objects by resource, namespace and name, with optimistic concurrency and watches."""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import secrets
+import threading
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from kube32.reference import errors
+from kube32.reference.clock import Clock
+from kube32.reference.resources import BY_KEY
+from kube32.spec import timefmt
+
+WATCH_LOG_SIZE = 20000
+_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+Listener = Callable[[str, str, dict], None]   # (event type, resource key, object)
+
+
+def generation_moves(old: dict, new: dict) -> bool:
+    """``metadata.generation`` counts spec changes only (not metadata, not status)."""
+    return new.get("spec") != old.get("spec")
+
+
+def _names(res: str) -> tuple[str, str]:
+    r = BY_KEY.get(res)
+    return (r.plural, r.group) if r else (res, "")
+
+
+class Store:
+    def __init__(self, backend, clock: Clock) -> None:
+        self.closed = False
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+        self._backend = backend
+        self._clock = clock
+        # resource -> namespace -> name -> object
+        self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+        # resource -> (namespace, label key, label value) -> names
+        self._labels: dict[str, dict[tuple[str, str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+        # the watch log: (rv, type, resource key, object), rv ascending; trimmed to WATCH_LOG_SIZE
+        self._log: list[tuple[int, str, str, dict]] = []
+        self._log_rvs: list[int] = []
+        self.listeners: list[Listener] = []
+        rv, rows = backend.load()
+        self._rv = rv
+        for res, ns, name, obj in rows:
+            self._put(res, ns, name, obj)
+        self._log_floor = self._rv
+
+    # -- reads ---------------------------------------------------------------------------
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+    def try_get(self, res: str, namespace: str, name: str) -> dict | None:
+        obj = self._objects[res].get(namespace or "", {}).get(name)
+        return copy.deepcopy(obj) if obj is not None else None
+
+    def get(self, res: str, namespace: str, name: str) -> dict:
+        obj = self.try_get(res, namespace, name)
+        if obj is None:
+            raise errors.NotFound.object(*_names(res), name)
+        return obj
+
+    def peek(self, res: str, namespace: str, name: str) -> dict | None:
+        """The stored object itself (READ-ONLY): no copy."""
+        return self._objects[res].get(namespace or "", {}).get(name)
+
+    def list(self, res: str, namespace: str | None = None, *, selector: dict[str, str] | None = None) -> list[dict]:
+        """READ-ONLY snapshots, sorted by namespace and name. ``selector``: label equalities."""
+        with self.lock:
+            spaces = self._objects[res]
+            nss = [namespace] if namespace is not None else sorted(spaces)
+            out: list[dict] = []
+            for ns in nss:
+                items = spaces.get(ns, {})
+                if selector:
+                    names = self._select(res, ns, selector)
+                    out.extend(items[n] for n in sorted(names) if n in items)
+                else:
+                    out.extend(items[n] for n in sorted(items))
+            return out
+
+    def _select(self, res: str, ns: str, selector: dict[str, str]) -> set[str]:
+        index = self._labels[res]
+        sets = [index.get((ns, k, v), set()) for k, v in selector.items()]
+        sets.sort(key=len)
+        result = set(sets[0])
+        for s in sets[1:]:
+            result &= s
+        return result
+
+    def namespaces_of(self, res: str) -> list[str]:
+        return sorted(ns for ns, items in self._objects[res].items() if items)
+
+    # -- writes --------------------------------------------------------------------------
+    def _next_rv(self) -> int:
+        self._rv += 1
+        return self._rv
+
+    def _put(self, res: str, ns: str, name: str, obj: dict) -> None:
+        old = self._objects[res][ns].get(name)
+        if old is not None:
+            self._unindex(res, ns, name, old)
+        self._objects[res][ns][name] = obj
+        for k, v in (obj.get("metadata", {}).get("labels") or {}).items():
+            self._labels[res][(ns, k, str(v))].add(name)
+
+    def _unindex(self, res: str, ns: str, name: str, obj: dict) -> None:
+        index = self._labels[res]
+        for k, v in (obj.get("metadata", {}).get("labels") or {}).items():
+            names = index.get((ns, k, str(v)))
+            if names is not None:
+                names.discard(name)
+                if not names:
+                    del index[(ns, k, str(v))]
+
+    def _emit(self, kind: str, res: str, obj: dict) -> None:
+        self._log.append((self._rv, kind, res, obj))
+        self._log_rvs.append(self._rv)
+        if len(self._log) > 2 * WATCH_LOG_SIZE:
+            self._log_floor = self._log[-WATCH_LOG_SIZE - 1][0]
+            del self._log[:-WATCH_LOG_SIZE]
+            del self._log_rvs[:-WATCH_LOG_SIZE]
+        self._changed.notify_all()
+        for listener in list(self.listeners):
+            listener(kind, res, obj)
+
+    def create(self, res: str, obj: dict) -> dict:
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        r = BY_KEY.get(res)
+        ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
+        with self.lock:
+            if not meta.get("name") and meta.get("generateName"):
+                meta["name"] = self._generate_name(res, ns, meta["generateName"])
+            name = meta.get("name") or ""
+            if name in self._objects[res].get(ns, {}):
+                raise errors.AlreadyExists.object(*_names(res), name)
+            if ns:
+                meta["namespace"] = ns
+            else:
+                meta.pop("namespace", None)
+            meta["uid"] = str(uuid.uuid4())
+            meta["creationTimestamp"] = timefmt.rfc3339(self._clock.now())
+            meta["generation"] = 1
+            rv = self._next_rv()
+            meta["resourceVersion"] = str(rv)
+            self._backend.put(rv, res, ns, name, obj)
+            self._put(res, ns, name, obj)
+            self._emit("ADDED", res, obj)
+            return copy.deepcopy(obj)
+
+    def _generate_name(self, res: str, ns: str, prefix: str) -> str:
+        while True:
+            name = prefix + "".join(secrets.choice(_SUFFIX_ALPHABET) for _ in range(5))
+            if name not in self._objects[res].get(ns, {}):
+                return name
+
+    def update(self, res: str, obj: dict, *, check_rv: bool = True) -> dict:
+        """Replace a stored object. A stale ``metadata.resourceVersion`` gets 409 Conflict;
+        ``generation`` moves when ``spec`` changed; uid and creationTimestamp are kept."""
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        r = BY_KEY.get(res)
+        ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
+        name = meta.get("name") or ""
+        with self.lock:
+            old = self._objects[res].get(ns, {}).get(name)
+            if old is None:
+                raise errors.NotFound.object(*_names(res), name)
+            given = meta.get("resourceVersion")
+            if check_rv and given and given != old["metadata"]["resourceVersion"]:
+                raise errors.Conflict.stale(*_names(res), name)
+            old_meta = old["metadata"]
+            for key in ("uid", "creationTimestamp"):
+                meta[key] = old_meta[key]
+            if ns:
+                meta["namespace"] = ns
+            for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+                if key in old_meta and key not in meta:
+                    meta[key] = old_meta[key]
+            generation = old_meta.get("generation", 1)
+            if generation_moves(old, obj):
+                generation += 1
+            meta["generation"] = generation
+            meta["resourceVersion"] = old_meta["resourceVersion"]
+            if obj == old:
+                return copy.deepcopy(old)
+            rv = self._next_rv()
+            meta["resourceVersion"] = str(rv)
+            self._backend.put(rv, res, ns, name, obj)
+            self._put(res, ns, name, obj)
+            self._emit("MODIFIED", res, obj)
+            return copy.deepcopy(obj)
+
+    def delete(self, res: str, namespace: str, name: str) -> dict:
+        ns = namespace or ""
+        with self.lock:
+            old = self._objects[res].get(ns, {}).get(name)
+            if old is None:
+                raise errors.NotFound.object(*_names(res), name)
+            rv = self._next_rv()
+            gone = copy.deepcopy(old)
+            gone["metadata"]["resourceVersion"] = str(rv)
+            self._backend.remove(rv, res, ns, name)
+            self._unindex(res, ns, name, old)
+            del self._objects[res][ns][name]
+            self._emit("DELETED", res, gone)
+            return copy.deepcopy(gone)
+
+    def close(self) -> None:
+        """Close the backend; open watches end at once (their servers are shutting down)."""
+        with self.lock:
+            self.closed = True
+            self._changed.notify_all()
+            self._backend.close()
+
+    # -- watches -------------------------------------------------------------------------
+    def watch(self, res: str, namespace: str | None, since_rv: int | None) -> Watch:
+        """Events for ``res`` after ``since_rv``; None means "from now". 410 Gone when the log no
+        longer reaches back that far (trimmed, or the server restarted since)."""
+        with self.lock:
+            start = self._rv if since_rv is None else since_rv
+            if start < self._log_floor:
+                raise errors.Gone(f"too old resource version: {start} ({self._rv})")
+            return Watch(self, res, namespace, start)
+
+    def _events_after(self, cursor: int, res: str, namespace: str | None) -> Iterable[tuple[int, str, dict]]:
+        """Log entries after ``cursor`` (binary search: O(log n + entries after the cursor))."""
+        i = bisect.bisect_right(self._log_rvs, cursor)
+        for rv, kind, r, obj in self._log[i:]:
+            if r != res:
+                continue
+            if namespace is not None and (obj["metadata"].get("namespace") or "") != namespace:
+                continue
+            yield rv, kind, obj
+
+
+class Watch:
+    """An iterator over (type, object) for one resource; ``next(timeout)`` returns None on quiet."""
+
+    def __init__(self, store: Store, res: str, namespace: str | None, cursor: int) -> None:
+        self.store, self.res, self.namespace, self.cursor = store, res, namespace, cursor
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self.store.closed
+
+    def next(self, timeout: float) -> tuple[str, dict] | None:
+        """The next event (a deep copy), waiting up to ``timeout`` seconds; None when quiet or closed."""
+        with self.store.lock:
+            for attempt in range(2):
+                for rv, kind, obj in self.store._events_after(self.cursor, self.res, self.namespace):
+                    self.cursor = rv
+                    return kind, copy.deepcopy(obj)
+                # nothing up to the store's version concerns this watch: skip past it for good
+                self.cursor = max(self.cursor, self.store._rv)
+                if self.closed or attempt:
+                    return None
+                self.store._changed.wait(timeout)
+            return None
+
+    def __iter__(self):
+        """Blocking iteration until ``close()``."""
+        while not self.closed:
+            event = self.next(1.0)
+            if event is not None:
+                yield event
+
+    def close(self) -> None:
+        self._closed = True

@@ -1,0 +1,66 @@
+"""Timing profiles: every duration the document gives, as data.
+
+``load("simulator")`` merges ``shared.yaml`` under the named profile and applies overrides
+(the reference's ``--reconcile-interval``, ``--not-ready-timeout``, ``--eviction-timeout``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from importlib import resources
+
+import yaml
+
+NAMES = ("hardware", "simulator")
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    name: str
+    reconcile_interval: float
+    lifecycle_check_interval: float
+    lease_duration: float
+    lease_renew_interval: float
+    not_ready_timeout: float
+    noexecute_delay: float
+    default_toleration_seconds: float
+    deployment_interval: float
+    workload_interval: float
+
+    @property
+    def noexecute_after(self) -> float:
+        """Seconds without renewal until the NoExecute taint (lease duration + delay)."""
+        return self.lease_duration + self.noexecute_delay
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class ProfileError(ValueError):
+    pass
+
+
+def _read(name: str) -> dict:
+    path = resources.files("kube32.spec") / "profiles" / f"{name}.yaml"
+    if not path.is_file():
+        raise ProfileError(f"unknown timing profile {name!r}; known: {', '.join(NAMES)}")
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def load(name: str = "simulator", **overrides: float | None) -> Profile:
+    """The named profile with ``overrides`` (None values are ignored) applied."""
+    data = _read(name)
+    base = _read(data.pop("inherit")) if "inherit" in data else {}
+    merged = {**base, **data, "name": name}
+    fields = {f.name for f in dataclasses.fields(Profile)}
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key not in fields:
+            raise ProfileError(f"unknown profile field {key!r}")
+        merged[key] = float(value)
+    unknown = set(merged) - fields
+    missing = fields - set(merged)
+    if unknown or missing:
+        raise ProfileError(f"profile {name!r}: unknown {sorted(unknown)}, missing {sorted(missing)}")
+    return Profile(**merged)

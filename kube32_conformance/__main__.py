@@ -1,3 +1,0 @@
-from kube32_conformance.cli import main
-
-raise SystemExit(main())
