@@ -25,6 +25,8 @@ class ApiClient:
         if token:
             self.session.headers["Authorization"] = f"Bearer {token}"
         self.validate = validate
+        # callables (method, path, body) told of every valid object the target returns (observations.py)
+        self.observers: list = []
 
     # -- raw ------------------------------------------------------------------------------
     def request(self, method: str, path: str, **kw) -> requests.Response:
@@ -47,6 +49,8 @@ class ApiClient:
         if not isinstance(body, dict):
             raise SchemaViolation(f"{method} {path} answered {resp.status_code} with a non-object body: {body!r:.200}")
         self.check(body, f"{method} {path}")
+        for observer in list(self.observers):
+            observer(method, path, body)
         return body
 
     def check(self, obj: dict, where: str) -> None:

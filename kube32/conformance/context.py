@@ -15,6 +15,7 @@ from typing import Any
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, CapabilityMissing
 from kube32.conformance.kubelets import FakeKubelet
+from kube32.conformance.observations import Observations
 from kube32.conformance.targets import base
 from kube32.conformance.timeline import Timeline
 
@@ -25,18 +26,21 @@ HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real c
 
 
 class ScenarioContext:
-    def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset()) -> None:
+    def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset(),
+                 heartbeat=None) -> None:
         self.target = target
         self.api: ApiClient = target.api
         self.profile = target.profile
         self.ns = namespace or f"k32-{secrets.token_hex(4)}"
         self.kubelets: dict[str, Any] = {}
-        self.timeline = Timeline(target.clock, self.kubelets)
+        self.timeline = Timeline(target.clock, self.kubelets, heartbeat)
         self.objects: dict[str, dict] = {}       # feature name -> last object seen/created
         self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
         self.notes: dict[str, Any] = {}          # scratch space for area steps
         self.tags = tags                         # the scenario's tags (rig boards read them)
+        self.observations = Observations(target.clock, self.ns)   # what the report's timeline draws
         self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+        self.api.observers.append(self.observations)
 
     # -- names ----------------------------------------------------------------------------
     def name(self, feature_name: str) -> str:
@@ -119,6 +123,8 @@ class ScenarioContext:
     # -- teardown -------------------------------------------------------------------------
     def close(self) -> None:
         self.timeline.close()
+        if self.observations in self.api.observers:
+            self.api.observers.remove(self.observations)
         for k in self.kubelets.values():
             (getattr(k, "detach", None) or k.silence)()   # a rig board is not held after its scenario
 

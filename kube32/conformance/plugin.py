@@ -7,21 +7,24 @@ Run the suite as plain pytest:  ``pytest --pyargs kube32.conformance.bind --targ
 
 from __future__ import annotations
 
-import fnmatch
+import os
 import pkgutil
 
 import pytest
 import yaml
 
-from kube32.conformance import errors, steps
+from kube32.conformance import errors, steps, suite
 from kube32.conformance.context import ScenarioContext, target_is_fresh
-from kube32.conformance.reports import collector
+from kube32.conformance.heartbeat import Heartbeat
+from kube32.conformance.reports import collector, terminal
+from kube32.conformance.reports.gherkin import SCENARIO_LOG, ScenarioLog
 from kube32.conformance.suite import NEEDS_PREFIX, item_clauses, known_tags
 from kube32.conformance.targets import registry
 from kube32.spec import catalogue, profiles
 
 VERDICT = pytest.StashKey[str]()
 SCENARIO_TARGET = pytest.StashKey[object]()   # the target a scenario ran on (board health, console logs)
+LOGS_ATTR = "kube32_logs"                    # board consoles on a teardown report (survives xdist)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,14 +66,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.import_plugin(f"{steps.__name__}.{module.name}")
     report = config.getoption("--report")
     if report:
-        import os
-
         os.makedirs(report, exist_ok=True)
-        if not config.option.xmlpath:
-            config.option.xmlpath = os.path.join(report, "junit.xml")
-        if getattr(config.option, "cucumber_json_path", None) is None:
-            config.option.cucumber_json_path = os.path.join(report, "cucumber.json")
     config.stash[collector.COLLECTOR] = collector.Collector(cat)
+    if not _is_worker(config):
+        config.pluginmanager.register(Reporting(config), "kube32-reporting")
 
 
 def _is_scenario(item: pytest.Item) -> bool:
@@ -85,10 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cat = config.stash[collector.CATALOGUE]
     keep, drop = [], []
     for item in items:
-        clauses = item_clauses(item)
-        wanted = (not patterns or any(fnmatch.fnmatch(c, p) for c in clauses for p in patterns)) and \
-            (not areas or any(cat.get(c).area in areas for c in clauses if c in cat.ids))
-        (keep if wanted and clauses else drop).append(item)
+        (keep if suite.wanted(item_clauses(item), cat, patterns, areas) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -125,10 +121,12 @@ def k32(request: pytest.FixtureRequest, k32_target):
             if "exclusive-nodes" in missing and getattr(target, "foreign_nodes", None):
                 reason += f" (foreign nodes present: {', '.join(target.foreign_nodes[:5])})"
             pytest.skip(f"disabled: {reason}")
-        ctx = ScenarioContext(target, tags=frozenset(m.name for m in request.node.iter_markers()))
+        ctx = ScenarioContext(target, tags=frozenset(m.name for m in request.node.iter_markers()),
+                              heartbeat=request.config.stash.get(HEARTBEAT, None))
     except BaseException:
         target.end_scenario()
         raise
+    request.node.stash[collector.CONTEXT] = ctx
     yield ctx
     ctx.close()
     try:
@@ -138,8 +136,24 @@ def k32(request: pytest.FixtureRequest, k32_target):
         target.end_scenario()
 
 
+# -- the Gherkin record of each scenario (steps, durations, step locations) -----------------------
 def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature, scenario) -> None:
-    request.node.stash[collector.SCENARIO] = (scenario.name, feature.rel_filename)
+    request.node.stash[SCENARIO_LOG] = ScenarioLog(feature, scenario)
+
+
+def _clock_now(item: pytest.Item) -> float | None:
+    ctx = item.stash.get(collector.CONTEXT, None)
+    return ctx.timeline.now() if ctx is not None else None
+
+
+def _step_log(request: pytest.FixtureRequest) -> ScenarioLog | None:
+    return request.node.stash.get(SCENARIO_LOG, None)
+
+
+def pytest_bdd_step_func_lookup_error(request: pytest.FixtureRequest, feature, scenario, step, exception) -> None:
+    log = _step_log(request)
+    if log is not None:
+        log.undefined(step)
 
 
 # -- targets with boards (rigs): health after every step, console logs in the reports ----------
@@ -148,7 +162,14 @@ def _health_check(request: pytest.FixtureRequest):
 
 
 def pytest_bdd_before_step(request: pytest.FixtureRequest, feature, scenario, step, step_func) -> None:
-    """Targets with consoles (rigs) mark each step in the boards' logs."""
+    """Steps are timed; a long wait in the step says so; targets with consoles (rigs) mark each step
+    in the boards' logs."""
+    log = _step_log(request)
+    if log is not None:
+        log.started(step, step_func, _clock_now(request.node))
+    heartbeat = request.config.stash.get(HEARTBEAT, None)
+    if heartbeat is not None:
+        heartbeat.what = f"{step.keyword} {step.name}".strip()
     note = getattr(request.node.stash.get(SCENARIO_TARGET, None), "note", None)
     if note is not None:
         note(f"step: {step.keyword} {step.name}")
@@ -157,6 +178,9 @@ def pytest_bdd_before_step(request: pytest.FixtureRequest, feature, scenario, st
 def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, step, step_func,
                           step_func_args) -> None:
     """A board that crashed or vanished during the step makes the scenario an ERROR now."""
+    log = _step_log(request)
+    if log is not None:
+        log.ended(step, "passed")
     check = _health_check(request)
     if check is not None:
         check()
@@ -165,6 +189,9 @@ def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, ste
 def pytest_bdd_step_error(request: pytest.FixtureRequest, feature, scenario, step, step_func, step_func_args,
                           exception) -> None:
     """A step failed: when a board broke meanwhile, that (an ERROR) is the explanation, not the target."""
+    log = _step_log(request)
+    if log is not None:
+        log.ended(step, "failed")
     check = _health_check(request)
     if check is not None and not isinstance(exception, errors.HarnessError):
         check()
@@ -181,9 +208,7 @@ def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
         report.sections.append(("Captured stdout board consoles", "".join(
             f"--- {board} ---\n{text}" for board, text in logs.items())))
     if report.when == "teardown":
-        for board, text in logs.items():
-            report.user_properties.append((f"console {board}", text))
-        item.config.stash[collector.COLLECTOR].attach_logs(item.nodeid, logs)
+        setattr(report, LOGS_ATTR, dict(logs))
 
 
 # -- verdicts -----------------------------------------------------------------------------
@@ -237,13 +262,98 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     _attach_logs(item, report)
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    col = config.stash.get(collector.COLLECTOR, None)
-    if col is None or not col.results:
+# -- where reports are written (the main process, or the xdist controller) ---------------------------
+HEARTBEAT = pytest.StashKey[Heartbeat]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _runs_scenarios_here(config: pytest.Config) -> bool:
+    """False in an xdist controller (its workers run them) and in a worker (nobody sees its terminal)."""
+    return not _is_worker(config) and not getattr(config.option, "numprocesses", None)
+
+
+class Reporting:
+    """Registered where reports are written: merges scenario records, prints one line per scenario,
+    rewrites the reports after each scenario, and closes them at the end of the session."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.col: collector.Collector = config.stash[collector.COLLECTOR]
+        self.written: list[str] = []
+
+    def _expect(self) -> None:
+        """Which clauses the features cover and which of them this run selected (not-selected/pending)."""
+        if self.col.expected is not None:
+            return
+        self.col.expected = {}
+        for sc, selected in suite.selection(self.col.catalogue, self.config.getoption("--clause"),
+                                            self.config.getoption("--area"), self.config.option.markexpr):
+            for cid in sc.clauses:
+                entry = self.col.expected.setdefault(cid, {"scenarios": 0, "selected": 0})
+                entry["scenarios"] += 1
+                entry["selected"] += int(selected)
+
+    def write(self) -> None:
+        directory = self.config.getoption("--report")
+        if directory and self.col.results:
+            self._expect()
+            self.written = self.col.write(directory)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport):
+        """A scenario gets its own line below; pytest's letter for it would only repeat it."""
+        data = getattr(report, collector.REPORT_ATTR, None)
+        if data is None or self.config.option.verbose > 0:
+            return None
+        category = {"disabled": "skipped", "deviation": "xfailed"}.get(data["status"], data["status"])
+        return category, "", ""
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, collector.REPORT_ATTR, None)
+        if data is not None:
+            self.col.add(data)
+        logs = getattr(report, LOGS_ATTR, None)
+        if logs:
+            self.col.attach_logs(report.nodeid, logs)
+        if report.when != "teardown" or report.nodeid not in self.col.results:
+            return
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None and self.config.option.verbose <= 0:
+            line, markup = terminal.scenario_line(self.col.results[report.nodeid])
+            tr.ensure_newline()
+            tr.write_line(line, **markup)
+        self.write()
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
+        if not self.col.results:
+            return
+        self.col.finish(exitstatus, complete=exitstatus not in (pytest.ExitCode.INTERRUPTED,
+                                                                pytest.ExitCode.INTERNAL_ERROR))
+        self.write()
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.col.results:
+            return
+        for line in self.col.summary_lines():
+            terminalreporter.write_line(line)
+        if self.written:
+            terminalreporter.write_line("reports: " + ", ".join(self.written))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A heartbeat for long waits, where scenarios run in this process and a terminal shows it."""
+    config = session.config
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    capman = config.pluginmanager.get_plugin("capturemanager")
+    if not _runs_scenarios_here(config) or tr is None or capman is None:
         return
-    for line in col.summary_lines():
-        terminalreporter.write_line(line)
-    report = config.getoption("--report")
-    if report:
-        paths = col.write(report)
-        terminalreporter.write_line("reports: " + ", ".join(paths))
+
+    def say(line: str) -> None:
+        with capman.global_and_fixture_disabled():
+            tr.ensure_newline()
+            tr.write_line(line)
+
+    config.stash[HEARTBEAT] = Heartbeat(say, every=10.0 if tr.isatty() else 30.0)

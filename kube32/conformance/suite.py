@@ -4,6 +4,7 @@ and capabilities each scenario names, and the coverage check behind ``clauses --
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import os
 from importlib import resources
 from pathlib import Path
@@ -85,6 +86,31 @@ def _rendered_steps(template) -> list:
                 seen.add((s.type, s.name))
                 out.append(s)
     return out
+
+
+def wanted(clauses, cat: catalogue.Catalogue, patterns=(), areas=()) -> bool:
+    """The run's ``--clause`` (globs) and ``--area`` selection, for a scenario naming ``clauses``."""
+    clauses = list(clauses)
+    return bool(clauses) and \
+        (not patterns or any(fnmatch.fnmatch(c, p) for c in clauses for p in patterns)) and \
+        (not areas or any(cat.get(c).area in areas for c in clauses if c in cat.ids))
+
+
+def matches_markexpr(tags, markexpr: str | None) -> bool:
+    """pytest's ``-m`` expression over a scenario's tags (``--tags`` of ``run``)."""
+    if not markexpr:
+        return True
+    from _pytest.mark.expression import Expression
+
+    names = set(tags)
+    return Expression.compile(markexpr).evaluate(lambda name, **kwargs: not kwargs and name in names)
+
+
+def selection(cat: catalogue.Catalogue, patterns=(), areas=(), markexpr: str | None = None,
+              base: Path | None = None) -> list[tuple[ScenarioInfo, bool]]:
+    """Every scenario of the features with whether this run selects it (without running pytest)."""
+    return [(sc, wanted(sc.clauses, cat, patterns, areas) and matches_markexpr(sc.tags, markexpr))
+            for sc in scenarios(base)]
 
 
 def known_tags(cat: catalogue.Catalogue | None = None) -> dict[str, str]:

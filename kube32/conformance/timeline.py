@@ -15,8 +15,9 @@ from kube32.conformance.errors import HarnessError, TargetUnavailable
 
 
 class Timeline:
-    def __init__(self, clock, kubelets: dict) -> None:
+    def __init__(self, clock, kubelets: dict, heartbeat=None) -> None:
         self.clock = clock
+        self.heartbeat = heartbeat        # heartbeat.Heartbeat: says how far a long real-time wait has got
         self.kubelets = kubelets          # name -> FakeKubelet (shared with the context)
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -33,7 +34,10 @@ class Timeline:
             raise ValueError("time only moves forward")
         target = self.clock.now() + seconds
         if not self.clock.manual:
-            self.clock.advance_to(target)
+            if self.heartbeat is not None:
+                self.heartbeat.wait_until(self.clock, target)
+            else:
+                self.clock.advance_to(target)
             self._raise_background_errors()
             return
         while True:

@@ -49,7 +49,8 @@ def test_realtime_and_real_kubelet_scenarios_pass_on_a_virtual_rig(rig_run):
     assert "rst:0x1 (POWERON_RESET)" in text and "kubelet: kubelet ready" in text   # released from the hold
     assert text.splitlines()[0][:2].isdigit()                                      # timestamped lines
     junit = ET.parse(report / "junit.xml")
-    props = [p.get("name") for p in junit.iter("property")]
-    assert "console node-a" in props and "console cp" in props
+    case = next(c for c in junit.iter("testcase") if c.get("name").endswith(silent["name"]))
+    console = case.findtext("system-out")
+    assert "--- node-a ---" in console and "--- cp ---" in console and "kubelet: started pod" in console
     assert 'href="logs/' in (report / "index.html").read_text()
     assert run.returncode == 0, out[-3000:]

@@ -2,8 +2,14 @@
 
 Scenario verdicts: passed | failed (the target broke a clause) | error (harness, network or board
 broke) | deviation (failed, but the target declared that deviation) | disabled (capability missing).
-A clause's status: failed > error > deviation > passed > disabled; ``uncovered`` when no scenario
-of it ran. The format is documented in docs/REPORTS.md.
+A clause's status: failed > error > deviation > passed > disabled from its scenarios; when none ran:
+``not-selected`` (the features have scenarios for it, this run did not select them), ``pending`` (selected,
+not run yet: only in the report of an unfinished run) or ``uncovered`` (no scenario at all).
+The format is documented in docs/REPORTS.md.
+
+Where things happen: ``record`` runs where the scenario ran (the main process, or a pytest-xdist
+worker) and puts the scenario's record on the pytest report; ``add`` runs where reports are written
+(the main or controller process), from ``pytest_runtest_logreport``. So ``--jobs`` runs merge here.
 """
 
 from __future__ import annotations
@@ -13,21 +19,28 @@ import datetime as dt
 import json
 import os
 import re
+import tempfile
+import time
 
 import pytest
 
 from kube32.conformance import __version__
-from kube32.conformance.reports import html
+from kube32.conformance.reports import text
+from kube32.conformance.reports.gherkin import SCENARIO_LOG
 from kube32.conformance.suite import item_clauses
 from kube32.spec import catalogue
 
 CATALOGUE = pytest.StashKey[catalogue.Catalogue]()
 COLLECTOR = pytest.StashKey["Collector"]()
 DEVIATIONS = pytest.StashKey[dict]()
-SCENARIO = pytest.StashKey[tuple[str, str]]()   # (scenario name, feature file) set before it runs
+CONTEXT = pytest.StashKey[object]()      # the scenario's ScenarioContext (its observations)
+REPORT_ATTR = "kube32_scenario"          # the record's attribute on a pytest TestReport (survives xdist)
 
 FORMAT_VERSION = 1
 RANK = {"failed": 5, "error": 4, "deviation": 3, "passed": 2, "disabled": 1}
+VERDICTS = ("passed", "failed", "error", "deviation", "disabled")
+CLAUSE_STATUSES = (*VERDICTS, "pending", "not-selected", "uncovered")
+TIMELINE_AREAS = frozenset({"node_lifecycle", "kubelet"})   # scenarios whose record keeps observations
 
 
 @dataclasses.dataclass
@@ -40,6 +53,27 @@ class ScenarioResult:
     duration: float
     message: str = ""
     logs: dict[str, str] = dataclasses.field(default_factory=dict)   # board -> console text (rigs)
+    line: int = 0
+    tags: list[str] = dataclasses.field(default_factory=list)         # feature + rule + scenario tags
+    gherkin: dict = dataclasses.field(default_factory=dict)           # gherkin.ScenarioLog.as_dict()
+    observations: dict | None = None                                  # observations.Observations.to_dict()
+    timing: list[dict] = dataclasses.field(default_factory=list)      # timing verdicts (docs/REPORTS.md)
+    explanation: dict | None = None                                   # structured failure explanation
+    finished: float = 0.0                                             # wall-clock epoch
+
+    @property
+    def steps(self) -> list[dict]:
+        return self.gherkin.get("steps", [])
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ScenarioResult:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def scenario_tags(log: dict) -> list[str]:
+    rule = log.get("rule") or {}
+    return sorted({*log.get("feature_tags", ()), *rule.get("tags", ()), *log.get("scenario_tags", ())})
 
 
 class Collector:
@@ -48,24 +82,64 @@ class Collector:
         self.results: dict[str, ScenarioResult] = {}
         self.target: dict = {}
         self.started = dt.datetime.now(dt.UTC)
+        self.finished: dt.datetime | None = None
+        self.complete = False
+        self.exit_status: int | None = None
+        self.expected: dict[str, dict] | None = None   # clause -> {"scenarios": n, "selected": n}
 
+    # -- where the scenario ran ---------------------------------------------------------------
     def record(self, item: pytest.Item, verdict: str, report: pytest.TestReport) -> None:
-        previous = self.results.get(item.nodeid)
-        if previous is not None and RANK[previous.status] >= RANK[verdict]:
-            return
+        """Build the scenario's record and put it on ``report`` (sent to the controller by xdist)."""
         message = ""
         if verdict in ("failed", "error", "deviation", "disabled"):
             message = getattr(report, "wasxfail", "") or _short(report.longrepr)
-        name, feature = item.stash.get(SCENARIO, (item.name, str(item.path.name)))
-        self.results[item.nodeid] = ScenarioResult(item.nodeid, name, feature, item_clauses(item), verdict,
-                                                   round(getattr(report, "duration", 0.0), 3), message)
+        log = item.stash.get(SCENARIO_LOG, None)
+        gherkin = log.as_dict(verdict in ("failed", "error", "deviation")) if log is not None else {}
+        clauses = item_clauses(item)
+        ctx = item.stash.get(CONTEXT, None)
+        observations = getattr(ctx, "observations", None)
+        keep = observations is not None and (observations.eventful or any(
+            c in self.catalogue.ids and self.catalogue.get(c).area in TIMELINE_AREAS for c in clauses))
+        recorded = observations.to_dict() if keep else None
+        if recorded is not None:
+            recorded["origin"] = getattr(getattr(ctx, "timeline", None), "origin", recorded["t0"])
+        result = ScenarioResult(
+            nodeid=item.nodeid, name=gherkin.get("name", item.name),
+            feature=gherkin.get("feature", str(item.path.name)), clauses=clauses, status=verdict,
+            duration=round(getattr(report, "duration", 0.0), 3), message=message,
+            line=gherkin.get("line", 0), tags=scenario_tags(gherkin) if gherkin else [], gherkin=gherkin,
+            observations=recorded, timing=list(getattr(ctx, "timings", None) or []), finished=time.time())
+        setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
+
+    # -- where the reports are written ----------------------------------------------------------
+    def add(self, data: dict) -> None:
+        result = ScenarioResult.from_dict(data)
+        previous = self.results.get(result.nodeid)
+        if previous is not None:
+            if RANK[previous.status] >= RANK[result.status]:
+                return
+            result.logs = result.logs or previous.logs
+        self.results[result.nodeid] = result
 
     def attach_logs(self, nodeid: str, logs: dict[str, str]) -> None:
         """Keep a scenario's console logs (board -> text); written under logs/ next to clauses.json."""
         if nodeid in self.results:
-            self.results[nodeid].logs = dict(logs)
+            self.results[nodeid].logs = {board: text.plain(log) for board, log in logs.items()}
+
+    def finish(self, exit_status: int, complete: bool) -> None:
+        self.finished = dt.datetime.now(dt.UTC)
+        self.exit_status = int(exit_status)
+        self.complete = complete
 
     # -- the matrix -------------------------------------------------------------------------
+    def _unrun_status(self, clause_id: str) -> str:
+        expected = (self.expected or {}).get(clause_id)
+        if not expected or not expected["scenarios"]:
+            return "uncovered"
+        if expected["selected"] and not self.complete:
+            return "pending"
+        return "not-selected"
+
     def clauses(self) -> list[dict]:
         by_clause: dict[str, list[ScenarioResult]] = {c.id: [] for c in self.catalogue}
         for r in self.results.values():
@@ -74,68 +148,107 @@ class Collector:
         out = []
         for c in self.catalogue:
             runs = by_clause[c.id]
-            status = max((r.status for r in runs), key=RANK.get) if runs else "uncovered"
+            status = max((r.status for r in runs), key=RANK.get) if runs else self._unrun_status(c.id)
             out.append({
                 "id": c.id, "area": c.area, "title": c.title, "status": status,
                 "interpretation": bool(c.interpretation),
-                "scenarios": [{"name": r.name, "feature": r.feature, "nodeid": r.nodeid, "status": r.status,
-                               "duration": r.duration, **({"message": r.message} if r.message else {}),
+                "statement": c.statement.strip(), "section": c.section,
+                "scenarios": [{"name": r.name, "feature": r.feature, "line": r.line, "nodeid": r.nodeid,
+                               "status": r.status, "duration": r.duration,
+                               **({"message": r.message} if r.message else {}),
                                **({"logs": log_paths(r)} if r.logs else {})}
                               for r in runs],
             })
         return out
 
-    def counts(self, rows: list[dict]) -> dict[str, int]:
-        counts = {k: 0 for k in ("passed", "failed", "error", "deviation", "disabled", "uncovered")}
+    @staticmethod
+    def counts(rows: list[dict], keys=CLAUSE_STATUSES) -> dict[str, int]:
+        counts = dict.fromkeys(keys, 0)
         for row in rows:
-            counts[row["status"]] += 1
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
         return counts
 
-    def document(self, selected_only: bool = False) -> dict:
+    def run_info(self) -> dict:
+        end = self.finished or dt.datetime.now(dt.UTC)
+        return {"complete": self.complete, "finished": _iso(self.finished) if self.finished else None,
+                "duration": round((end - self.started).total_seconds(), 1), "exit_status": self.exit_status}
+
+    def document(self) -> dict:
         rows = self.clauses()
         return {
             "format": FORMAT_VERSION,
             "suite": {"name": "kube32-conformance", "version": __version__},
             "target": self.target,
             "profile": self.target.get("profile"),
-            "started": self.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "started": _iso(self.started),
+            "run": self.run_info(),
             "summary": {"clauses": self.counts(rows),
-                        "scenarios": self.counts([{"status": r.status} for r in self.results.values()])},
+                        "scenarios": self.counts([{"status": r.status} for r in self.results.values()],
+                                                 (*VERDICTS, "uncovered"))},
             "clauses": rows,
         }
 
     def summary_lines(self) -> list[str]:
-        rows = [r for r in self.clauses() if r["status"] != "uncovered" or not self.results]
-        counts = self.counts(self.clauses())
+        rows = self.clauses()
+        counts = self.counts(rows)
         lines = ["", "kube32 conformance: " + ", ".join(
-            f"{counts[k]} {k}" for k in ("passed", "failed", "error", "deviation", "disabled", "uncovered"))
+            f"{counts[k]} {k.replace('-', ' ')}" for k in CLAUSE_STATUSES if counts[k] or k in VERDICTS)
             + " clauses"]
         bad = sorted((r for r in rows if r["status"] in ("failed", "error")), key=lambda r: r["id"])
         for r in bad:
             lines.append(f"  {r['status'].upper():7} {r['id']}: {r['title']}")
             for s in r["scenarios"]:
                 if s["status"] in ("failed", "error"):
-                    lines.append(f"          {s['feature']}: {s['name']}: {s.get('message', '')[:300]}")
+                    lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {s.get('message', '')[:300]}")
         if not bad:
             lines.append("  0 failed, 0 errors")
+        reasons: dict[str, list[str]] = {}
+        for r in rows:
+            if r["status"] == "disabled":
+                why = sorted({s.get("message", "") for s in r["scenarios"] if s["status"] == "disabled"})
+                reasons.setdefault("; ".join(why) or "disabled", []).append(r["id"])
+        for why, ids in sorted(reasons.items()):
+            lines.append(f"  DISABLED {', '.join(ids)}: {why}")
         return lines
 
+    # -- files ------------------------------------------------------------------------------
     def write(self, directory: str) -> list[str]:
+        """All reports, each replaced atomically: a reader never sees half a file."""
+        from kube32.conformance.reports import cucumber, html, junit
+
         os.makedirs(directory, exist_ok=True)
         doc = self.document()
-        path_json = os.path.join(directory, "clauses.json")
-        with open(path_json, "w") as fh:
-            json.dump(doc, fh, indent=2)
-        for r in self.results.values():
+        results = list(self.results.values())
+        for r in results:
             for board, rel in log_paths(r).items():
-                path = os.path.join(directory, rel)
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "w") as fh:
-                    fh.write(r.logs[board])
-        path_html = os.path.join(directory, "index.html")
-        with open(path_html, "w") as fh:
-            fh.write(html.render(doc))
-        return [path_json, path_html]
+                write_atomic(os.path.join(directory, rel), r.logs[board])
+        written = []
+        for name, content in (
+                ("clauses.json", json.dumps(doc, indent=2)),
+                ("junit.xml", junit.render(doc, results, self.catalogue)),
+                ("cucumber.json", json.dumps(cucumber.render(results), indent=2)),
+                ("index.html", html.render(doc, results))):
+            path = os.path.join(directory, name)
+            write_atomic(path, content)
+            written.append(path)
+        return written
+
+
+def write_atomic(path: str, content: str) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _iso(when: dt.datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def log_paths(result: ScenarioResult) -> dict[str, str]:
@@ -148,9 +261,9 @@ def log_paths(result: ScenarioResult) -> dict[str, str]:
 def _short(longrepr) -> str:
     if longrepr is None:
         return ""
-    if isinstance(longrepr, tuple):
-        return str(longrepr[-1])
+    if isinstance(longrepr, tuple):   # a skip: (path, line, "Skipped: disabled: ...")
+        return text.plain(str(longrepr[-1])).removeprefix("Skipped: ")
     crash = getattr(longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else str(longrepr)
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    message = crash.message if crash is not None else str(longrepr)
+    lines = [ln for ln in text.plain(message).strip().splitlines() if ln.strip()]
     return " / ".join(lines[:3])[:500]

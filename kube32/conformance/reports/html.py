@@ -1,43 +1,79 @@
-"""index.html: the clause matrix of clauses.json, readable; failures listed last, by clause ID."""
+"""index.html (and the comparison page): Jinja2 templates over clauses.json and the scenario records.
+
+Failures and errors come first; every clause (``#SCHED-TIE-BREAK``) and scenario (``#sc-…``) is an
+anchor; status and area filters are a few lines of inline script; the page is one file with no
+outside resources, so it opens from a CI artifact as well as from disk.
+"""
 
 from __future__ import annotations
 
-from html import escape
+import re
 
+import jinja2
+
+from kube32.conformance.reports import explain, timelines
+from kube32.conformance.reports.collector import log_paths
+from kube32.spec import catalogue
+
+STATUS_ORDER = ("failed", "error", "deviation", "pending", "passed", "disabled", "not-selected", "uncovered")
 COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "error": "#ef6c00", "deviation": "#6a1b9a",
-           "disabled": "#757575", "uncovered": "#9e9e9e"}
+           "disabled": "#757575", "pending": "#0277bd", "not-selected": "#b0bec5", "uncovered": "#9e9e9e",
+           "skipped": "#9e9e9e", "undefined": "#ef6c00", "running": "#0277bd"}
+
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("kube32.conformance.reports", "templates"),
+                          autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+                          trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+_ENV.globals.update(COLOURS=COLOURS, STATUS_ORDER=STATUS_ORDER)
 
 
-def _badge(status: str) -> str:
-    return f'<span class="b" style="background:{COLOURS.get(status, "#000")}">{escape(status)}</span>'
+def anchor(result) -> str:
+    """A scenario's anchor: feature path and test name, readable and unique within a run."""
+    tail = result.nodeid.split("::")[-1].removeprefix("test_")
+    raw = f"{result.feature.removesuffix('.feature')}-{tail}"
+    return "sc-" + re.sub(r"[^A-Za-z0-9_-]+", "-", raw).strip("-")
 
 
-def render(doc: dict) -> str:
-    counts = doc["summary"]["clauses"]
-    rows = doc["clauses"]
-    ordered = sorted(rows, key=lambda r: (r["status"] in ("failed", "error"), r["area"], r["id"]))
-    body = []
-    for r in ordered:
-        scen = "".join(
-            f"<li>{_badge(s['status'])} {escape(s['feature'])}: {escape(s['name'])}"
-            + (f"<pre>{escape(s['message'])}</pre>" if s.get("message") else "")
-            + ("".join(f' <a href="{escape(p)}">console {escape(b)}</a>' for b, p in s.get("logs", {}).items()))
-            + "</li>"
-            for s in r["scenarios"])
-        body.append(f"<tr><td>{_badge(r['status'])}</td><td><code>{escape(r['id'])}</code></td>"
-                    f"<td>{escape(r['area'])}</td><td>{escape(r['title'])}"
-                    f"{' <em>(interpretation)</em>' if r.get('interpretation') else ''}<ul>{scen}</ul></td></tr>")
-    target = ", ".join(f"{escape(str(k))}: {escape(str(v))}" for k, v in (doc.get("target") or {}).items())
-    summary = ", ".join(f"{v} {k}" for k, v in counts.items())
-    return f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>kube32 conformance</title>
-<style>body{{font-family:sans-serif;margin:2em}}td{{vertical-align:top;padding:4px 8px;border-bottom:1px solid #ddd}}
-.b{{color:#fff;padding:1px 6px;border-radius:3px;font-size:90%}}pre{{white-space:pre-wrap;background:#f6f6f6;padding:4px}}
-ul{{margin:2px 0;padding-left:1.2em}}</style></head><body>
-<h1>kube32 conformance</h1>
-<p>Suite {escape(doc['suite']['version'])} &middot; target {target} &middot; started {escape(doc['started'])}</p>
-<p><strong>{escape(summary)}</strong> (clauses)</p>
-<table><tr><th>status</th><th>clause</th><th>area</th><th>statement and scenarios</th></tr>
-{''.join(body)}
-</table></body></html>
-"""
+def _scenario_view(result) -> dict:
+    return {"r": result, "anchor": anchor(result), "explanation": explain.parts(result),
+            "log_paths": log_paths(result),
+            "failing": explain.failing_step(result),
+            "picture": timelines.build(result.observations, result.timing, result.steps)
+            if result.observations or result.timing else None}
+
+
+def _area_bars(rows: list[dict]) -> list[dict]:
+    order = [a for a in catalogue.AREAS if any(r["area"] == a for r in rows)]
+    order += sorted({r["area"] for r in rows} - set(order))
+    bars = []
+    for area in order:
+        counts = {s: sum(1 for r in rows if r["area"] == area and r["status"] == s) for s in STATUS_ORDER}
+        bars.append({"area": area, "total": sum(counts.values()),
+                     "parts": [(s, n) for s, n in counts.items() if n]})
+    return bars
+
+
+def render(doc: dict, results: list) -> str:
+    by_nodeid = {r.nodeid: r for r in results}
+    rank = {s: i for i, s in enumerate(STATUS_ORDER)}
+    area_rank = {a: i for i, a in enumerate(catalogue.AREAS)}
+    rows = sorted(doc["clauses"], key=lambda r: (rank.get(r["status"], 99), area_rank.get(r["area"], 99), r["id"]))
+    placed: dict[str, str] = {}     # nodeid -> the clause it is drawn under
+    clauses = []
+    for row in rows:
+        scenarios = []
+        for s in row["scenarios"]:
+            result = by_nodeid.get(s["nodeid"])
+            if result is None:
+                continue
+            first = s["nodeid"] not in placed
+            placed.setdefault(s["nodeid"], row["id"])
+            scenarios.append({**_scenario_view(result), "here": first, "home": placed[s["nodeid"]]})
+        clauses.append({"row": row, "scenarios": scenarios})
+    first_failure = next((c["row"]["id"] for c in clauses if c["row"]["status"] in ("failed", "error")), None)
+    return _ENV.get_template("index.html.j2").render(
+        doc=doc, clauses=clauses, areas=_area_bars(doc["clauses"]), first_failure=first_failure,
+        statuses=[s for s in STATUS_ORDER if doc["summary"]["clauses"].get(s)])
+
+
+def render_comparison(comparison: dict) -> str:
+    return _ENV.get_template("compare.html.j2").render(cmp=comparison)
