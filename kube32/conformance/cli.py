@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK
 """``kube32-conformance``: one console script for the whole toolkit.
 
 Subcommands: ``run`` (conformance against a target), ``clauses`` (the catalogue and its coverage),
@@ -9,8 +10,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from importlib import metadata
+
+import argcomplete
 
 from kube32.spec import profiles
+
+DISTRIBUTION = "kube32-conformance"
 
 
 def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: float | None) -> dict[str, float]:
@@ -169,6 +175,7 @@ def add_rig(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kube32-conformance", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {metadata.version(DISTRIBUTION)}")
     sub = parser.add_subparsers(dest="command", required=True)
     add_run(sub)
     add_clauses(sub)
@@ -178,7 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argcomplete.autocomplete(parser)   # answers the shell's completion request and exits; else a no-op
+    args = parser.parse_args(argv)
     return int(args.func(args) or 0)
 
 

@@ -62,8 +62,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[collector.CATALOGUE] = cat
     for tag, meaning in known_tags(cat).items():
         config.addinivalue_line("markers", f"{tag}: {meaning}")
-    for module in pkgutil.iter_modules(steps.__path__):
-        config.pluginmanager.import_plugin(f"{steps.__name__}.{module.name}")
+    # Every step module is marked for assertion rewriting before the first is imported: they import
+    # each other, and a module imported before its mark cannot be rewritten (PytestAssertRewriteWarning).
+    step_modules = [f"{steps.__name__}.{m.name}" for m in pkgutil.iter_modules(steps.__path__)]
+    pytest.register_assert_rewrite(*step_modules)
+    for name in step_modules:
+        config.pluginmanager.import_plugin(name)
+    # pyserial 3.5, its last release, calls Thread.setDaemon/setName whenever it opens an rfc2217:// port.
+    config.addinivalue_line("filterwarnings",
+                            r"ignore:set(Daemon|Name)\(\) is deprecated:DeprecationWarning:serial\.rfc2217")
     report = config.getoption("--report")
     if report:
         os.makedirs(report, exist_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -56,3 +57,21 @@ def test_clauses_check_passes_on_the_shipped_suite(tmp_path):
     done = cli("clauses", "--check", cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-3000:]
     assert done.stdout.strip().endswith("0 problems")
+
+
+def test_version_is_the_distribution_version(tmp_path):
+    from importlib import metadata
+
+    done = cli("--version", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == f"kube32-conformance {metadata.version('kube32-conformance')}"
+
+
+def test_shell_completion_answers_through_argcomplete(tmp_path):
+    out = tmp_path / "completions"
+    line = "kube32-conformance run --ar"
+    env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
+           "_ARGCOMPLETE_STDOUT_FILENAME": str(out)}
+    done = subprocess.run([sys.executable, "-m", "kube32.conformance"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().split("\013") == ["--area "]   # the trailing space ends the word
