@@ -2,7 +2,7 @@
 """``kube32-conformance``: one console script for the whole toolkit.
 
 Subcommands: ``run`` (conformance against a target), ``clauses`` (the catalogue and its coverage),
-``serve`` (the reference control plane), ``rig`` (hardware rigs).
+``compare`` (several runs side by side), ``serve`` (the reference control plane), ``rig`` (hardware rigs).
 """
 
 from __future__ import annotations
@@ -74,13 +74,44 @@ def add_serve(sub) -> None:
     p.set_defaults(func=_serve)
 
 
+def _list(args: argparse.Namespace) -> int:
+    """The clauses and scenarios a run with these options selects; nothing runs, no report is written."""
+    from kube32.conformance import suite
+    from kube32.spec import catalogue
+
+    if args.features:
+        import os
+
+        os.environ["KUBE32_FEATURES"] = args.features
+    cat = catalogue.load()
+    try:
+        chosen = [sc for sc, selected in suite.selection(cat, args.clause or [], args.area or [], args.tags)
+                  if selected]
+    except Exception as exc:   # a malformed --tags expression
+        raise SystemExit(f"kube32-conformance run --list: {exc}") from None
+    clauses: dict[str, int] = {}
+    for sc in chosen:
+        print(f"{','.join(sc.clauses):50} {sc.feature}:{sc.line}  {sc.name}")
+        for cid in sc.clauses:
+            clauses[cid] = clauses.get(cid, 0) + 1
+    print(f"{len(chosen)} scenarios of {len(clauses)} clauses selected:")
+    for c in cat:
+        if c.id in clauses:
+            print(f"  {c.id:45} {c.area:15} {clauses[c.id]:3}  {c.title}")
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
+    if args.list:
+        return _list(args)
     target = f"rig:{args.rig}" if args.rig else args.target
     argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-o", "addopts=",
-            "--target", target, "--report", args.report, "-rfE"]
-    argv += ["-v"] if not args.quiet else ["-q"]
+            "--target", target, "--report", args.report, "-rfE", "--tb=short",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    # one line per scenario comes from the plugin; -q keeps pytest from repeating it
+    argv += ["-q"] if not args.quiet else ["-qq"]
     if args.profile:
         argv += ["--profile", args.profile]
     for item in args.profile_set or []:
@@ -121,7 +152,9 @@ def add_run(sub) -> None:
     p.add_argument("--report", default="reports", metavar="DIR",
                    help="where junit.xml, cucumber.json, clauses.json, index.html go (default %(default)s)")
     p.add_argument("--features", metavar="DIR", help="run these feature files instead of the packaged ones")
-    p.add_argument("-q", "--quiet", action="store_true", help="one character per scenario")
+    p.add_argument("-q", "--quiet", action="store_true", help="less pytest output around the scenario lines")
+    p.add_argument("--list", action="store_true",
+                   help="print the selected clauses and scenarios; run nothing, write no report")
     p.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
     p.set_defaults(func=_run)
 
@@ -166,6 +199,40 @@ def add_clauses(sub) -> None:
     p.set_defaults(func=_clauses)
 
 
+def _compare(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from kube32.conformance.reports import compare, html
+    from kube32.conformance.reports.collector import write_atomic
+
+    out_dir = os.path.dirname(os.path.abspath(args.out)) if args.out else os.getcwd()
+    try:
+        cmp = compare.compare(args.runs, out_dir=out_dir)
+    except compare.CompareError as exc:
+        print(f"kube32-conformance compare: {exc}", file=sys.stderr)
+        return 2
+    for line in compare.text_lines(cmp):
+        print(line)
+    if args.json == "-":
+        print(json.dumps(cmp, indent=2))
+    elif args.json:
+        write_atomic(args.json, json.dumps(cmp, indent=2))
+        print(f"comparison: {args.json}")
+    if args.out:
+        write_atomic(args.out, html.render_comparison(cmp))
+        print(f"comparison: {args.out}")
+    return 0
+
+
+def add_compare(sub) -> None:
+    p = sub.add_parser("compare", help="several runs' clauses.json side by side, clause by clause")
+    p.add_argument("runs", nargs="+", metavar="DIR", help="report directories (or clauses.json files)")
+    p.add_argument("--out", metavar="FILE.html", help="write the comparison page here")
+    p.add_argument("--json", metavar="FILE", help="write the comparison as JSON here ('-' for stdout)")
+    p.set_defaults(func=_compare)
+
+
 def add_rig(sub) -> None:
     from kube32.harness import cli as rig_cli
 
@@ -179,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     add_run(sub)
     add_clauses(sub)
+    add_compare(sub)
     add_serve(sub)
     add_rig(sub)
     return parser

@@ -1,14 +1,13 @@
 """A sign of life during long waits on a real clock: "waiting for <step>: 120/330 s".
 
 A real-time scenario may wait minutes for a taint or an eviction; without this the terminal says
-nothing until it ends. Lines are plain text (no escape codes), one every ``every`` seconds.
+nothing until it ends. Lines are plain text (no escape codes), one every ``every`` seconds; waits
+shorter than that pass silently.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-
-MIN_WAIT = 10.0     # shorter waits pass silently
 
 
 class Heartbeat:
@@ -21,11 +20,8 @@ class Heartbeat:
         """``clock.advance_to(deadline)`` in slices, saying how far it has got after each."""
         start = clock.now()
         total = deadline - start
-        if total < MIN_WAIT:
-            clock.advance_to(deadline)
-            return
         beat = start
-        while clock.now() < deadline:
+        while beat < deadline:
             beat = min(deadline, beat + self.every)
             clock.advance_to(beat)
             if beat < deadline:

@@ -44,6 +44,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--clause", action="append", default=[], metavar="ID",
                     help="run only scenarios of these clauses (glob patterns allowed; repeatable)")
     group.addoption("--area", action="append", default=[], help="run only these areas (repeatable)")
+    group.addoption("--heartbeat", type=float, default=None, metavar="SECONDS",
+                    help="during long real-time waits, say how far they got every SECONDS "
+                         "(default 10 on a terminal, 30 otherwise)")
 
 
 def _profile(config: pytest.Config) -> profiles.Profile:
@@ -363,4 +366,5 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             tr.ensure_newline()
             tr.write_line(line)
 
-    config.stash[HEARTBEAT] = Heartbeat(say, every=10.0 if tr.isatty() else 30.0)
+    every = config.getoption("--heartbeat") or (10.0 if tr.isatty() else 30.0)
+    config.stash[HEARTBEAT] = Heartbeat(say, every=every)
