@@ -108,8 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         return _list(args)
     target = f"rig:{args.rig}" if args.rig else args.target
     argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-o", "addopts=",
-            "--target", target, "--report", args.report, "-rfE", "--tb=short",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+            "--target", target, "--report", args.report, "-rfE", "--tb=short"]
     # one line per scenario comes from the plugin; -q keeps pytest from repeating it
     argv += ["-q"] if not args.quiet else ["-qq"]
     if args.profile:
