@@ -25,6 +25,7 @@ import random
 import threading
 import time
 
+from . import registry
 from .firmware import BoardIO, Firmware, Halted, IdleFirmware
 from .texts import abort_block, brownout_block, download_banner, panic_block, rom_banner
 
@@ -78,8 +79,6 @@ class VirtualBoard:
 
     def start(self) -> VirtualBoard:
         """Register under ``vboard://<name>`` and power on (boots after the EN delay)."""
-        from . import registry
-
         registry.register(self)
         self._supervisor = threading.Thread(target=self._supervise, name=f"vboard-{self.name}", daemon=True)
         self._supervisor.start()
@@ -90,8 +89,6 @@ class VirtualBoard:
 
     def shutdown(self) -> None:
         """Power off for good: halt the firmware, stop the threads, unregister."""
-        from . import registry
-
         with self._cond:
             self._closed = True
             self._halt_locked("off")

@@ -7,13 +7,28 @@ has been reset, held or crashed, so firmware code needs no shutdown logic beside
 
 from __future__ import annotations
 
+import threading
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .texts import NL, app_start, log_line
 
-if TYPE_CHECKING:
-    from .board import VirtualBoard
+
+class Cpu(Protocol):
+    """The side of a board a firmware run reaches through ``BoardIO`` (``VirtualBoard`` provides it).
+
+    Firmware never needs the board class itself; the methods ending in ``_locked`` are called
+    with ``_cond`` held."""
+
+    name: str
+    colour: bool
+    _cond: threading.Condition
+
+    def _alive(self, gen: int) -> bool: ...
+    def _emit_locked(self, text: str) -> None: ...
+    def _take_input(self) -> list[str]: ...
+    def uptime_ms(self) -> int: ...
+    def panic(self, reason: str = ...) -> None: ...
 
 
 class Halted(Exception):
@@ -23,7 +38,7 @@ class Halted(Exception):
 class BoardIO:
     """What a firmware run may do: print, log, sleep, read console input. Bound to one boot."""
 
-    def __init__(self, board: VirtualBoard, generation: int) -> None:
+    def __init__(self, board: Cpu, generation: int) -> None:
         self._board = board
         self._gen = generation
 
@@ -40,6 +55,12 @@ class BoardIO:
 
     def ms(self) -> int:
         return self._board.uptime_ms()
+
+    def app_start(self) -> None:
+        """The ESP-IDF app start lines (``main_task: Calling app_main()``)."""
+        with self._board._cond:
+            self._check()
+            self._board._emit_locked(app_start(self._board.colour))
 
     def print(self, text: str) -> None:
         with self._board._cond:
@@ -92,9 +113,7 @@ class Firmware:
             io.print("pong")
 
     def run(self, io: BoardIO) -> None:
-        with io._board._cond:
-            io._check()
-            io._board._emit_locked(app_start(io._board.colour))
+        io.app_start()
         try:
             self.setup(io)
             while True:

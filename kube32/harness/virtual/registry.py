@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .board import VirtualBoard
+
+class Named(Protocol):
+    name: str
+
 
 _lock = threading.Lock()
-_boards: dict[str, VirtualBoard] = {}
+_boards: dict[str, Any] = {}    # name -> VirtualBoard (the registry needs only its name)
 
 
-def register(board: VirtualBoard) -> None:
+def register(board: Named) -> None:
     with _lock:
         other = _boards.get(board.name)
         if other is not None and other is not board:
@@ -25,7 +27,7 @@ def unregister(name: str) -> None:
         _boards.pop(name, None)
 
 
-def get(name: str) -> VirtualBoard | None:
+def get(name: str) -> Any | None:
     with _lock:
         return _boards.get(name)
 
