@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pkgutil
+import sys
 
 import pytest
 import yaml
@@ -205,6 +206,14 @@ def pytest_bdd_step_error(request: pytest.FixtureRequest, feature, scenario, ste
     check = _health_check(request)
     if check is not None and not isinstance(exception, errors.HarnessError):
         check()
+
+
+def pytest_bdd_after_scenario(request: pytest.FixtureRequest, feature, scenario) -> None:
+    """Before the verdict, a target with boards checks every board once more (consoles drained):
+    a crash anywhere in the scenario, the last step included, makes it an ERROR."""
+    final = getattr(request.node.stash.get(SCENARIO_TARGET, None), "final_health_check", None)
+    if final is not None and not isinstance(sys.exc_info()[1], errors.CapabilityMissing):
+        final()
 
 
 def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:

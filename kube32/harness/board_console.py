@@ -307,6 +307,20 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
                     raise BoardTimeout(self.name, rx.pattern, timeout, [cl.text for cl in self._lines[-TAIL_LINES:]])
                 self._cond.wait(min(remaining, 0.2))
 
+    def finish_crash(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until an open crash block has ended, then close it as it is.
+
+        Call after the board's last bytes have had time to arrive (``Rig.drain``), so a crash whose
+        text is still coming is reported whole rather than missed."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._detector.in_crash and self._error is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._ingest_locked([], flush_crash=True)
+                    return
+                self._cond.wait(min(remaining, 0.1))
+
     def check(self) -> None:
         """Raise the first crash not reported yet, or the disconnect error."""
         with self._cond:

@@ -216,6 +216,14 @@ class Rig:
                 out[name] = found
         return out
 
+    def drain(self) -> None:
+        """Take in everything the boards have said until now: wait ``timeouts.settle`` for bytes in
+        flight (UART, ser2net, network), then let open crash blocks finish (``crash_grace`` each)."""
+        time.sleep(self.timeouts.settle)
+        for console in self.consoles.values():
+            if console.is_open:
+                console.finish_crash(console.crash_grace + self.timeouts.settle)
+
     def check(self) -> None:
         """Raise the first unreported crash or disconnect of any board."""
         errors: list[BoardCrashed] = []

@@ -2,7 +2,7 @@
 
     profile: hardware                 # timing profile the rig runs (default hardware)
     profile_set: {lease_duration: 4}  # optional: profile fields the firmware was built with differently
-    timeouts: {boot: 20, ready: 60}   # optional, seconds
+    timeouts: {boot: 20, ready: 60, settle: 0.3}   # optional, seconds
     boards:
       cp:
         url: rfc2217://hilpi:4000     # any pyserial URL: /dev/ttyUSB0, rfc2217://, vboard://
@@ -92,6 +92,9 @@ class BoardEntry(_Strict):
 class Timeouts(_Strict):
     boot: float = Field(default=30.0, gt=0)
     ready: float = Field(default=60.0, gt=0)
+    # how long a board's last bytes may take to reach the runner (UART, ser2net, network): a
+    # scenario's verdict waits this long for a crash that happened in its last step
+    settle: float = Field(default=0.3, ge=0)
 
 
 class RigFile(_Strict):

@@ -33,7 +33,8 @@ NODES = ("node-a", "node-b")
 TIMEOUTS = {"boot": 5, "ready": 8}
 
 
-def short_rig(workdir: Path, *, node_firmware: dict | None = None, prefix: str = "") -> VirtualRig:
+def short_rig(workdir: Path, *, node_firmware: dict | None = None, prefix: str = "",
+              timeouts: dict | None = None) -> VirtualRig:
     return VirtualRig(
         workdir,
         NODES,
@@ -43,7 +44,7 @@ def short_rig(workdir: Path, *, node_firmware: dict | None = None, prefix: str =
         lease_interval=SHORT["lease_renew_interval"],
         lease_duration=SHORT["lease_duration"],
         node_firmware=node_firmware,
-        timeouts=TIMEOUTS,
+        timeouts=timeouts or TIMEOUTS,
         prefix=prefix,
     )
 

@@ -11,6 +11,8 @@ node-b never boots (stuck before app_main). The scenarios, in order:
 4. the next scenario on node-a                       -> passed (port reopened, board reset)
 5. a scenario that needs node-b                      -> error: never came up, with its boot log
 6. a scenario without node-b                         -> passed
+7. node-a panics the moment it reports a pod Running,
+   so the last step passes and the crash arrives after -> error (consoles drained before the verdict)
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 
 from kube32.harness.virtual import NeverBoots
 from kube32.harness.virtual.node_firmware import NodeFirmware
-from tests.harness.rigrun import run_suite, scenario_results, short_rig
+from tests.harness.rigrun import TIMEOUTS, run_suite, scenario_results, short_rig
 
 FEATURE = """\
 @needs-real-kubelet @clause-KUBELET-FIREWALL-GPIO-PIN
@@ -79,18 +81,42 @@ Feature: boards that break during a run
       | name   |
       | node-a |
     Then the kubelet of node "node-a" holds its Lease declaring the lease duration
+
+  Scenario: 7 node-a panics right after the last step saw its pod run
+    Given these Ready nodes:
+      | name   |
+      | node-a |
+    When I create a pod "lastword" on node "node-a" requesting:
+      | resource | quantity |
+      | memory   | 8Ki      |
+    Then the kubelet of node "node-a" runs pod "lastword"
 """
 
 
+LASTWORD_DELAY = 0.3     # s between reporting "lastword" Running and the panic
+SETTLE = 1.0             # the rig's timeouts.settle: how long the verdict waits for late console bytes
+
+
 class TroubledKubelet(NodeFirmware):
-    """A virtual kubelet that panics at pod "boom" and calls ``unplug`` at pod "unplug" (once each)."""
+    """A virtual kubelet that panics at pod "boom", calls ``unplug`` at pod "unplug", and panics right
+    after reporting pod "lastword" Running (once each)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.unplug = None
         self.done: set[str] = set()
+        self.io = None
+
+    def _write_pod_status(self, pod, phase, **kwargs):
+        written = super()._write_pod_status(pod, phase, **kwargs)
+        if pod["metadata"]["name"] == "lastword" and phase == "Running" and "lastword" not in self.done:
+            self.done.add("lastword")
+            self.io.sleep(LASTWORD_DELAY)   # the step has seen Running and its after-step check is done
+            self.io.panic("StoreProhibited")
+        return written
 
     def _sync_pods(self, io):
+        self.io = io
         names = {p["metadata"]["name"] for p in self.my_pods()}
         if "boom" in names and "boom" not in self.done:
             self.done.add("boom")
@@ -109,7 +135,8 @@ def failing_run(tmp_path_factory):
     features.mkdir()
     (features / "broken_boards.feature").write_text(FEATURE)
     troubled = TroubledKubelet("node-a", "")
-    vrig = short_rig(workdir / "rig", node_firmware={"node-a": troubled, "node-b": NeverBoots()})
+    vrig = short_rig(workdir / "rig", node_firmware={"node-a": troubled, "node-b": NeverBoots()},
+                     timeouts={**TIMEOUTS, "settle": SETTLE})
     # the troubled kubelet needs the control plane's URL, known once the rig has started
     with vrig:
         troubled.api_url = vrig.api_url.rstrip("/")
@@ -163,3 +190,9 @@ def test_a_board_that_never_boots_is_an_error_with_its_boot_log_and_the_run_goes
     assert "spi_flash: Detected size(4096k)" in failing_run.output
     assert _scenario(failing_run, 6)["status"] == "passed"
     assert failing_run.returncode == 1     # errors make the run fail
+
+
+def test_a_panic_right_after_the_last_step_is_an_error_not_a_pass(failing_run):
+    seventh = _scenario(failing_run, 7)
+    assert seventh["status"] == "error", seventh
+    assert "board node-a crashed (panic: StoreProhibited)" in seventh["message"]

@@ -11,7 +11,8 @@ Adapts ``kube32.harness.rig.Rig``:
 - Health: ``check_health()`` raises ``BoardFailure`` (an ERROR, not a clause failure) for a crash
   (panic, abort, brownout, watchdog abort, unexpected reboot) or a serial disconnect seen since the
   scenario began, once per event. The plugin calls it after every step and when a step fails; time
-  steps call it while they wait (``RigClock``). ``begin_scenario`` resets boards that crashed,
+  steps call it while they wait (``RigClock``); ``final_health_check`` drains every console after the
+  last step so a crash in the last step is not missed. ``begin_scenario`` resets boards that crashed,
   reopens ports that dropped and releases boards left held, so the next scenario starts clean.
 """
 
@@ -203,6 +204,15 @@ class RigTarget(HttpTarget):
             if gone is not None and board not in self.lost and (board, -1) not in self._reported:
                 self._reported.add((board, -1))
                 raise BoardFailure(board, f"lost its serial port {console.url} ({gone})", console=self._tail(board))
+
+    def final_health_check(self) -> None:
+        """After the last step, before the verdict: drain every board's console (bytes in flight,
+        crash blocks still printing), then raise the first crash, unexpected reboot or disconnect
+        of the scenario. Nothing a board did during the scenario escapes its verdict."""
+        if self._mark is None:
+            return
+        self.rig.drain()
+        self.check_health()
 
     def _failure_from(self, exc: RigHarnessError, board: str) -> BoardFailure:
         try:
