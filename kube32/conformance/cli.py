@@ -102,6 +102,13 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.rig:
+        from kube32.harness.cli import preflight
+
+        problem = preflight([args.rig])   # one line and exit 2 before any scenario, as `rig check`
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
     import pytest
 
     if args.list:

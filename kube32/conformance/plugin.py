@@ -104,8 +104,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # -- fixtures -----------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def k32_target(pytestconfig: pytest.Config):
-    target = registry.create(pytestconfig.getoption("--target"), _profile(pytestconfig),
-                             token=pytestconfig.getoption("--token"))
+    try:
+        target = registry.create(pytestconfig.getoption("--target"), _profile(pytestconfig),
+                                 token=pytestconfig.getoption("--token"))
+    except errors.TargetUnavailable as exc:   # e.g. a bad rig file: one line, not one error per scenario
+        pytest.exit(str(exc), returncode=2)
     try:
         target.start()
     except errors.HarnessError:

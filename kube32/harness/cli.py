@@ -99,11 +99,26 @@ def rig_monitor(rig_file: str | Path, out: TextIO, duration: float | None = None
             pass
 
 
+def one_line(exc: BaseException) -> str:
+    """A harness error as the one line the CLI prints (first line; rig file errors are one line)."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def preflight(rig_files: list[str]) -> str | None:
+    """Every rig file valid and every port openable? The one-line problem, or None (``run --rig``)."""
+    for path in rig_files:
+        try:
+            Rig.preflight(path)
+        except HarnessError as exc:
+            return one_line(exc)
+    return None
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     try:
         report = rig_check(args.rig_file, log_dir=args.log_dir)
     except HarnessError as exc:
-        print(exc, file=sys.stderr)
+        print(one_line(exc), file=sys.stderr)
         return 2
     print(report.format())
     return 0 if report.ok else 1
@@ -113,7 +128,7 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
     try:
         rig_monitor(args.rig_file, sys.stdout, args.duration)
     except HarnessError as exc:
-        print(exc, file=sys.stderr)
+        print(one_line(exc), file=sys.stderr)
         return 2
     return 0
 

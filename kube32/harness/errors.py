@@ -60,9 +60,11 @@ class FlashError(HarnessError):
 
 
 class RigFileError(HarnessError):
-    """The rig file is invalid. ``problems`` lists ``field.path: message`` strings."""
+    """The rig file is invalid. ``problems`` lists ``field.path: message`` strings; the message is
+    one line (``invalid rig file rig.yaml: boards.cp.url: required; ...``)."""
 
     def __init__(self, path: str, problems: list[str]) -> None:
         self.path = path
         self.problems = problems
-        super().__init__(f"invalid rig file {path}:\n" + "\n".join(f"  {p}" for p in problems))
+        flat = ["; ".join(" ".join(p.split()) for p in problems)]
+        super().__init__(f"invalid rig file {path}: {flat[0]}")

@@ -60,6 +60,14 @@ class Rig:
             raise
         return rig
 
+    @classmethod
+    def preflight(cls, path: str | Path) -> RigFile:
+        """Check a rig file and that every board's port opens (then close them again), before any
+        scenario. Raises ``RigFileError`` / ``BoardDisconnected`` with a one-line message."""
+        rig = cls.open(path)
+        rig.close()
+        return rig.rig_file
+
     def close(self) -> None:
         for console in self.consoles.values():
             console.close()

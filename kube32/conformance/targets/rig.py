@@ -69,7 +69,10 @@ class RigTarget(HttpTarget):
 
     def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None) -> None:
         self.rig_file = rig_file
-        self.rig = Rig.open(rig_file, log_dir=log_dir)
+        try:
+            self.rig = Rig.open(rig_file, log_dir=log_dir)
+        except RigHarnessError as exc:   # a bad rig file or a port that does not open: no scenario can run
+            raise errors.TargetUnavailable(str(exc).splitlines()[0]) from None
         profile = self.rig_profile(profile)
         self._mark = None
         self.last_logs: dict[str, str] = {}
