@@ -137,6 +137,9 @@ def k32(request: pytest.FixtureRequest, k32_target):
             pytest.skip(f"disabled: {reason}")
         ctx = ScenarioContext(target, tags=frozenset(m.name for m in request.node.iter_markers()),
                               heartbeat=request.config.stash.get(HEARTBEAT, None))
+        prepare = getattr(target, "prepare_scenario", None)   # a rig parks boards the scenario must not see
+        if prepare is not None:
+            prepare(ctx)
     except BaseException:
         target.end_scenario()
         raise

@@ -189,6 +189,27 @@ class Rig:
             else:
                 self._wait_control_plane(board, mark)
 
+    def release_all(self, boards: list[str]) -> dict[str, HarnessError]:
+        """Release several held boards at once and wait for each; board -> error for those that failed."""
+        marks = {board: self.consoles[board].mark() for board in boards}
+        failed: dict[str, HarnessError] = {}
+        for board in boards:
+            try:
+                self.consoles[board].release()
+            except HarnessError as exc:
+                failed[board] = exc
+        for board in boards:
+            if board in failed:
+                continue
+            try:
+                if self.specs[board].role == "node":
+                    self._wait_node(board, marks[board])
+                else:
+                    self._wait_control_plane(board, marks[board])
+            except HarnessError as exc:
+                failed[board] = exc
+        return failed
+
     def reset(self, node: str) -> None:
         board = self.board_of(node)
         mark = self.consoles[board].mark()

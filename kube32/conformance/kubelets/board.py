@@ -74,6 +74,9 @@ class BoardNode:
             raise self._missing(f"a node with the scenario's own figures ({shown}); a board reports what it "
                                 "measures, and only @realtime / @needs-real-kubelet scenarios promise not to "
                                 "depend on them")
+        unpark = getattr(self.target, "unpark_board", None)
+        if unpark is not None:
+            unpark(self.board)      # parked for a scenario that owns the node set: it plays after all
         node = self.wait_ready()
         patch: dict = {}
         if labels:

@@ -5,7 +5,8 @@ Adapts ``kube32.harness.rig.Rig``:
 - ``start`` resets every board and waits for the API and the real kubelets. Real time only.
 - Nodes: a feature node whose name is a node board's ``node_name`` is played by that board
   (``node_driver`` -> ``kubelets.board.BoardNode``); other names are fake kubelets on the rig's
-  control plane.
+  control plane. The rig's own boards are not foreign nodes: a scenario that needs the whole node
+  set gets the boards it does not play parked (held in reset, Node deleted) for its duration.
 - Logs: each scenario gets a console mark; ``scenario_logs()`` is every board's timestamped console
   text since ``begin_scenario`` (frozen at ``end_scenario``).
 - Health: ``check_health()`` raises ``BoardFailure`` (an ERROR, not a clause failure) for a crash
@@ -21,6 +22,7 @@ from __future__ import annotations
 import time
 
 from kube32.conformance import errors
+from kube32.conformance.suite import NEEDS_PREFIX
 from kube32.conformance.targets import base
 from kube32.conformance.targets.http import HttpTarget
 from kube32.harness.board_console import Mark
@@ -30,6 +32,7 @@ from kube32.spec import profiles
 from kube32.spec.profiles import Profile
 
 HEALTH_POLL = 0.1   # seconds between board checks while a time step waits
+NEEDS_EXCLUSIVE = NEEDS_PREFIX + base.EXCLUSIVE_NODES
 TAIL_LINES = 20
 
 
@@ -111,13 +114,42 @@ class RigTarget(HttpTarget):
         self._mark = self.rig.mark()
         self._reported = set()
         self.last_logs = {}
+        self.parked = set()
         self._scenario_open = True
         super().begin_scenario()
+        # the rig's own node boards are not foreign: the runner parks the ones a scenario does not play
+        own = set(self.rig.node_boards)
+        self.foreign_nodes = [n for n in self.foreign_nodes if n not in own]
+        if not self.foreign_nodes:
+            self.capabilities = self.capabilities | {base.EXCLUSIVE_NODES}
+
+    def prepare_scenario(self, ctx) -> None:
+        """A scenario that owns the node set gets the rig's node boards out of its way: each is held in
+        reset and its Node deleted (no scheduler or DaemonSet sees it) until the scenario plays it
+        (``unpark_board``) or ends (released, it boots and registers again)."""
+        if NEEDS_EXCLUSIVE not in ctx.tags:
+            return
+        for node, board in sorted(self.rig.node_boards.items()):
+            if board not in self.lost and board not in self.held:
+                self.rig.note("harness: parked for a scenario that owns the node set (held, Node deleted)",
+                              [board])
+                self.hold_board(board)
+                self.parked.add(board)
+            try:
+                self.api.delete("Node", node)
+            except errors.ApiStatusError as exc:
+                if exc.code != 404:
+                    raise
+
+    def unpark_board(self, board: str) -> None:
+        """A parked board the scenario plays after all: release it and wait for its kubelet."""
+        if board in self.parked:
+            self.parked.discard(board)
+            self.release_board(board)
 
     def end_scenario(self) -> None:
         try:
-            for board in sorted(self.held):
-                self._try(lambda b=board: self.release_board(b))
+            self._release_held()
             super().end_scenario()
         finally:
             self._scenario_open = False
@@ -160,6 +192,14 @@ class RigTarget(HttpTarget):
     # compatibility with the first rig driver's names
     hold = hold_board
     release = release_board
+
+    def _release_held(self) -> None:
+        """Release every board a scenario held, all at once, then wait for each kubelet."""
+        boards = sorted(self.held)
+        for board in boards:
+            self.rig.note("harness: release (EN high)", [board])
+        # a board that did not come back stays held: the next scenario's recovery resets it
+        self.held = set(self.rig.release_all(boards))
 
     def restart_control_plane(self) -> None:
         board = self.rig.control_plane
