@@ -1,4 +1,5 @@
-"""Rig commands: ``rig check`` (reset every board, report what booted) and ``rig monitor``.
+"""Rig commands: ``rig check`` (reset every board, report what booted), ``rig monitor`` and
+``rig virtual`` (virtual boards to try the rig flow without hardware).
 
 ``add_subparsers(subparsers)`` adds ``check`` and ``monitor`` to an argparse subparsers object
 (hooked under ``kube32-conformance rig``); ``main(argv)`` runs them standalone
@@ -133,8 +134,45 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_virtual(args: argparse.Namespace) -> int:
+    """Virtual boards behind RFC2217 servers on 127.0.0.1 until Ctrl-C, and the rig file for them."""
+    import signal
+    import tempfile
+
+    from .virtual import VirtualRig
+
+    nodes = [n.strip() for n in args.nodes.split(",") if n.strip()]
+    if not args.control_plane and not args.api_url:
+        print("rig virtual: --no-control-plane needs --api-url URL (the kube32 API the node boards join)",
+              file=sys.stderr)
+        return 2
+    overrides = {}
+    for item in args.profile_set or []:
+        key, _, value = item.partition("=")
+        overrides[key.strip()] = float(value)
+    workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="kube32-virtual-rig-"))
+    vrig = VirtualRig(workdir, nodes, transport=args.transport, control_plane=args.control_plane,
+                      api_url=args.api_url, profile=args.profile, overrides=overrides,
+                      lease_interval=overrides.get("lease_renew_interval"),
+                      lease_duration=overrides.get("lease_duration"), rig_path=args.write)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)   # stop cleanly on kill, too
+    try:
+        vrig.start()
+        print(f"virtual rig: {len(vrig.boards)} board(s), rig file {vrig.rig_path} (Ctrl-C stops)")
+        print(f"  control plane: {vrig.api_url}")
+        for name in vrig.boards:
+            print(f"  {name:<16} {vrig._url(name)}")
+        sys.stdout.flush()
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        vrig.stop()
+    return 0
+
+
 def add_subparsers(subparsers) -> None:
-    """Add ``check`` and ``monitor``; each sets ``func(args) -> exit code``."""
+    """Add ``check``, ``monitor`` and ``virtual``; each sets ``func(args) -> exit code``."""
     p = subparsers.add_parser("check", help="reset every board of a rig and report what booted")
     p.add_argument("rig_file", help="rig YAML file")
     p.add_argument("--log-dir", default=None, help="write one console log per board here")
@@ -143,6 +181,20 @@ def add_subparsers(subparsers) -> None:
     p.add_argument("rig_file", help="rig YAML file")
     p.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
     p.set_defaults(func=_cmd_monitor)
+    p = subparsers.add_parser("virtual", help="start virtual boards (until Ctrl-C) and write their rig file")
+    p.add_argument("--nodes", default="node-a,node-b", help="node board names, comma-separated (default %(default)s)")
+    p.add_argument("--transport", choices=("rfc2217",), default="rfc2217",
+                   help="how other processes reach the boards: RFC2217 servers on 127.0.0.1")
+    p.add_argument("--control-plane", action=argparse.BooleanOptionalAction, default=True,
+                   help="a virtual control-plane board running the reference (default); without it, "
+                        "give --api-url")
+    p.add_argument("--api-url", default=None, help="the kube32 API the node boards join (--no-control-plane)")
+    p.add_argument("--profile", choices=("hardware", "simulator"), default="hardware")
+    p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",
+                   help="timing-profile fields for the control plane and the kubelets, e.g. lease_duration=4")
+    p.add_argument("--workdir", default=None, help="where the control plane keeps its data (default: a temp dir)")
+    p.add_argument("--write", required=True, metavar="RIG.yaml", help="write the rig file here")
+    p.set_defaults(func=_cmd_virtual)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@
         role: control-plane           # exactly one board has this role
         api_url: {pattern: 'api listening on (http://\\S+)'}   # or {fixed: http://10.0.0.2:6443}
         booted: 'main_task: Calling app_main\\(\\)'             # optional regex
-        reset: rts                    # rts (DevKit EN on RTS) | none
+        reset: rts                    # rts (DevKit EN on RTS) | none (never reset; no boot is awaited)
       node-a:
         url: /dev/serial/by-id/usb-Silicon_Labs_CP2102-if00
         role: node
@@ -84,6 +84,9 @@ class BoardEntry(_Strict):
             raise ValueError("a node board needs node_name (the Node object's name)")
         if self.role == "control-plane" and self.api_url is None:
             raise ValueError("the control-plane board needs api_url: {fixed: URL} or {pattern: regex}")
+        if self.role == "control-plane" and self.reset == "none" and self.api_url and self.api_url.pattern:
+            raise ValueError("a board with reset: none is never rebooted, so its API URL cannot be read from "
+                             "a boot log; give api_url: {fixed: URL}")
         if self.role == "control-plane" and self.node_name:
             raise ValueError("node_name is only for node boards")
         return self

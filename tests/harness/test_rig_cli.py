@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 
@@ -41,3 +42,45 @@ def test_a_bad_rig_is_one_line_and_exit_2_in_run_as_in_rig_check(tmp_path, text,
     assert problem in run.stderr
     assert run.stderr == check.stderr          # the same wording
     assert not (tmp_path / "report").exists()  # no scenario ran, no report was started
+
+
+class VirtualRigProcess:
+    """``kube32-conformance rig virtual ...`` in a subprocess, stopped with Ctrl-C (SIGINT)."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "kube32.conformance.cli", "rig", "virtual", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = [self.proc.stdout.readline() for _ in range(2)]   # banner + control plane URL
+        assert self.lines[0].startswith("virtual rig:"), self.lines + [self.proc.stdout.read()]
+        self.api_url = self.lines[1].split()[-1]
+
+    def interrupt(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=60)
+
+
+def test_rig_virtual_serves_boards_whose_rig_file_passes_rig_check_with_or_without_a_control_plane(tmp_path):
+    from kube32.harness.virtual import VirtualRig  # where the README says it is
+
+    assert VirtualRig.__name__ == "VirtualRig"
+    full = VirtualRigProcess("--nodes", "node-a,node-b", "--write", str(tmp_path / "full.yaml"),
+                             "--workdir", str(tmp_path / "full"))
+    nodes_only = None
+    try:
+        check = cli("rig", "check", str(tmp_path / "full.yaml"))
+        assert check.returncode == 0, check.stdout + check.stderr
+        assert "node-b" in check.stdout and "api: http://127.0.0.1:" in check.stdout
+        nodes_only = VirtualRigProcess("--nodes", "node-c", "--no-control-plane", "--api-url", full.api_url,
+                                       "--write", str(tmp_path / "nodes.yaml"))
+        check = cli("rig", "check", str(tmp_path / "nodes.yaml"))
+        assert check.returncode == 0, check.stdout + check.stderr
+        assert f"api: {full.api_url}" in check.stdout and "node: node-c" in check.stdout
+    finally:
+        codes = [p.interrupt() for p in (nodes_only, full) if p is not None]
+    assert codes == [0, 0]
+
+
+def test_rig_virtual_without_a_control_plane_needs_an_api_url(tmp_path):
+    run = cli("rig", "virtual", "--no-control-plane", "--write", str(tmp_path / "rig.yaml"))
+    assert run.returncode == 2 and "--no-control-plane needs --api-url" in run.stderr
+    assert not (tmp_path / "rig.yaml").exists()

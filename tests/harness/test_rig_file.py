@@ -41,6 +41,7 @@ def test_valid_file_gets_defaults(tmp_path):
         (rig(cp={**CP, "api_url": {}}), "boards.cp.api_url: give exactly one of fixed"),
         (rig(cp={k: v for k, v in CP.items() if k != "api_url"}), "boards.cp: the control-plane board needs api_url"),
         (rig(cp2=CP), "boards: exactly one board must have role: control-plane, found 2"),
+        (rig(cp={**CP, "reset": "none"}), "boards.cp: a board with reset: none is never rebooted"),
         ({"boards": {"node-a": NODE}}, "found 0"),
         ({**rig(), "profile": "fast"}, "profile: must be one of hardware, simulator"),
         ({**rig(), "timeouts": {"boot": 5, "ready": 5, "flash": 1}}, "timeouts.flash: unknown key"),

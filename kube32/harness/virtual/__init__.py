@@ -10,8 +10,10 @@ import serial
 from .board import VirtualBoard
 from .firmware import BoardIO, Firmware, Halted, IdleFirmware, NeverBoots
 from .rfc2217_server import Rfc2217Server
+from .virtual_rig import VirtualRig
 
 if "kube32.harness.virtual" not in serial.protocol_handler_packages:
     serial.protocol_handler_packages.append("kube32.harness.virtual")
 
-__all__ = ["VirtualBoard", "BoardIO", "Firmware", "Halted", "IdleFirmware", "NeverBoots", "Rfc2217Server"]
+__all__ = ["VirtualBoard", "VirtualRig", "BoardIO", "Firmware", "Halted", "IdleFirmware", "NeverBoots",
+           "Rfc2217Server"]

@@ -37,6 +37,7 @@ class VirtualRig:
         prefix: str = "",
         node_firmware: dict[str, Firmware] | None = None,
         timeouts: dict | None = None,
+        rig_path: str | Path | None = None,
     ) -> None:
         if transport not in ("rfc2217", "vboard"):
             raise ValueError(f"transport must be rfc2217 or vboard, got {transport!r}")
@@ -56,7 +57,7 @@ class VirtualRig:
         self.timeouts = timeouts
         self.boards: dict[str, VirtualBoard] = {}
         self.servers: dict[str, Rfc2217Server] = {}
-        self.rig_path = self.workdir / "rig.yaml"
+        self.rig_path = Path(rig_path) if rig_path else self.workdir / "rig.yaml"
 
     @property
     def cp_board(self) -> str:
@@ -91,6 +92,7 @@ class VirtualRig:
             doc["profile_set"] = {k: float(v) for k, v in self.overrides.items()}
         if self.timeouts:
             doc["timeouts"] = self.timeouts
+        self.rig_path.parent.mkdir(parents=True, exist_ok=True)
         self.rig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
         return self
 
