@@ -29,6 +29,8 @@ RESET_PULSE = 0.1  # esptool HardReset: EN low for 100 ms
 READ_TIMEOUT = 0.05
 CRASH_GRACE = 1.0  # s of silence after which an unfinished crash block is reported as it is
 TAIL_LINES = 15
+MAX_BUFFER = 32 * 1024 * 1024  # bytes of console lines kept in memory per board (the log file keeps all)
+LINE_OVERHEAD = 200            # what one kept line costs besides its text (objects, timestamps)
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,12 @@ class ConsoleLine:
     def text(self) -> str:
         return self.event.text
 
+    @property
+    def stamp(self) -> str:
+        return time.strftime("%H:%M:%S", time.localtime(self.t)) + f".{int(self.t * 1000) % 1000:03d}"
+
     def format(self) -> str:
-        stamp = time.strftime("%H:%M:%S", time.localtime(self.t)) + f".{int(self.t * 1000) % 1000:03d}"
-        return f"{stamp} {self.text}"
+        return f"{self.stamp} {self.text}"
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class CrashRecord:
     crash: Crash
     index: int  # console line index where the crash block starts
     t: float
+    decoded: tuple[str, ...] = ()   # the backtrace as source locations (when the board has an ELF)
 
 
 class BoardConsole(ConsoleProtocol, ResetProtocol):
@@ -95,6 +101,8 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         log_path: str | Path | None = None,
         default_timeout: float = 10.0,
         crash_grace: float = CRASH_GRACE,
+        max_buffer: int = MAX_BUFFER,
+        decoder=None,
     ) -> None:
         self.name = name
         self.port = SerialPort(url, baud)
@@ -106,7 +114,13 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         self._ser: serial.SerialBase | None = None
         self._cond = threading.Condition()
         self._ctl = threading.Lock()  # serialises DTR/RTS sequences
-        self._lines: list[ConsoleLine] = []
+        self._lines: list[ConsoleLine] = []   # the kept lines: indices _base .. _base + len - 1
+        self._base = 0
+        self._kept = 0
+        self.max_buffer = max_buffer
+        self.dropped_lines = 0
+        self.dropped_bytes = 0
+        self.decoder = decoder   # a BacktraceDecoder (``decode.py``) or None
         self._cursor = 0
         self._crashes: list[CrashRecord] = []
         self._reported = 0
@@ -162,7 +176,7 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         ser, self._ser = self._ser, None
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=60)   # it may still be logging a burst it took in
             self._thread = None
         if ser is not None:
             with contextlib.suppress(Exception):
@@ -194,8 +208,7 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         Notes never reach the crash detector, and ``expect`` skips them."""
         cl = None
         with self._cond:
-            cl = ConsoleLine(self.name, len(self._lines), time.time(), Note(text=f"--- {text}"))
-            self._lines.append(cl)
+            cl = self._append_locked(Note(text=f"--- {text}"), time.time())
             self._cond.notify_all()
         self._write_log(cl.format())
 
@@ -244,25 +257,61 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         new = []
         now = time.time()
         for ev in lines:
-            cl = ConsoleLine(self.name, len(self._lines), now, ev)
-            self._lines.append(cl)
+            cl = self._append_locked(ev, now)
             new.append(cl)
-            self._classify(self._detector.feed(ev), cl.index, now)
+            new += self._classify(self._detector.feed(ev), cl.index, now)
             if self._detector.in_crash and self._crash_open_at is None:
                 self._crash_open_at = cl.index
         if flush_crash:
-            self._classify(self._detector.flush(), len(self._lines), now)
+            new += self._classify(self._detector.flush(), self._end, now)
         return new
 
-    def _classify(self, events, index: int, now: float) -> None:
+    @property
+    def _end(self) -> int:
+        return self._base + len(self._lines)
+
+    def _append_locked(self, event: Line, t: float) -> ConsoleLine:
+        cl = ConsoleLine(self.name, self._end, t, event)
+        self._lines.append(cl)
+        self._kept += len(event.text) + LINE_OVERHEAD
+        if self._kept > self.max_buffer:
+            self._trim_locked()
+        return cl
+
+    def _trim_locked(self) -> None:
+        """Forget the oldest lines down to 3/4 of ``max_buffer`` (the log file keeps them all)."""
+        n, freed = 0, 0
+        while n < len(self._lines) - 1 and self._kept - freed > self.max_buffer * 3 // 4:
+            freed += len(self._lines[n].text) + LINE_OVERHEAD
+            self.dropped_bytes += len(self._lines[n].text.encode("utf-8", "replace")) + 1
+            n += 1
+        del self._lines[:n]
+        self._base += n
+        self._kept -= freed
+        self.dropped_lines += n
+
+    def _classify(self, events, index: int, now: float) -> list[ConsoleLine]:
+        """Record crashes and alarms; a decoded backtrace becomes note lines (returned, to be logged)."""
+        notes = []
         for ev in events:
             if isinstance(ev, Crash):
                 start = self._crash_open_at if self._crash_open_at is not None else index
                 self._crash_open_at = None
-                self._crashes.append(CrashRecord(self.name, ev, start, now))
+                decoded = self._decode(ev)
+                self._crashes.append(CrashRecord(self.name, ev, start, now, tuple(decoded)))
                 self._write_log(f"--- crash detected: {ev.kind}: {ev.reason}")
+                notes += [self._append_locked(Note(text=f"--- decoded {text}"), now) for text in decoded]
             elif isinstance(ev, Alarm):
                 self._alarms.append(ev)
+        return notes
+
+    def _decode(self, crash: Crash) -> list[str]:
+        if self.decoder is None or not crash.backtrace:
+            return []
+        try:
+            return self.decoder.decode(crash.backtrace)
+        except Exception as exc:  # noqa: BLE001 - a decoder problem must not lose the crash itself
+            return [f"backtrace not decoded: {exc}"]
 
     def _write_log(self, text: str) -> None:
         if self._log is not None:
@@ -284,19 +333,21 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             self._require_open()
             pos = self._cursor if since is None else since.index
             while True:
-                limit = len(self._lines)
+                limit = self._end
+                pos = max(pos, self._base)
                 pending = self._crashes[self._reported :]
                 if pending:
                     limit = min(limit, pending[0].index)
                 if self._crash_open_at is not None:
                     limit = min(limit, self._crash_open_at)
                 for i in range(pos, limit):
-                    if isinstance(self._lines[i].event, Note):
+                    line = self._lines[i - self._base]
+                    if isinstance(line.event, Note):
                         continue
-                    m = rx.search(self._lines[i].text)
+                    m = rx.search(line.text)
                     if m:
                         self._cursor = i + 1
-                        return ConsoleMatch(self._lines[i], m)
+                        return ConsoleMatch(line, m)
                 pos = max(pos, limit)
                 self._raise_pending_locked()
                 remaining = deadline - time.monotonic()
@@ -331,7 +382,7 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             rec = self._crashes[self._reported]
             self._reported += 1
             self._cursor = max(self._cursor, rec.index)
-            raise BoardCrashed(self.name, rec.crash)
+            raise BoardCrashed(self.name, rec.crash, rec.decoded)
         if self._error is not None:
             raise BoardDisconnected(self.name, self.url, self._error)
 
@@ -368,13 +419,19 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
     def mark(self) -> Mark:
         """The current end of the buffer; ``slice(mark)`` later returns what came after it."""
         with self._cond:
-            return Mark(self.name, len(self._lines), time.time())
+            return Mark(self.name, self._end, time.time())
 
     def slice(self, since: Mark | None = None, until: Mark | None = None) -> list[ConsoleLine]:
         with self._cond:
             start = since.index if since else 0
-            end = until.index if until else len(self._lines)
-            return self._lines[start:end]
+            end = until.index if until else self._end
+            lines = self._lines[max(0, start - self._base): max(0, end - self._base)]
+            if start < self._base:   # say so rather than pretend the console was quiet
+                gone = min(end, self._base) - start
+                lines.insert(0, ConsoleLine(self.name, self._base - 1, lines[0].t if lines else time.time(), Note(
+                    text=f"--- {gone} earlier lines dropped from memory (console buffer limit "
+                         f"{self.max_buffer} bytes; the board's log file keeps them)")))
+            return lines
 
     def text(self, since: Mark | None = None, until: Mark | None = None) -> str:
         """The console output between two marks, one timestamped line per line."""

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from . import monitor
+from .decode import parse_elf_args
 from .errors import HarnessError
 from .rig import Rig
 
@@ -79,17 +81,20 @@ def rig_check(rig_file: str | Path, *, log_dir: str | Path | None = None) -> Rig
     return report
 
 
-def rig_monitor(rig_file: str | Path, out: TextIO, duration: float | None = None) -> None:
-    """Print every board's console, each line prefixed by the board name, for ``duration`` s or forever."""
-    lock = threading.Lock()
-    with Rig.open(rig_file) as rig:
+def rig_monitor(rig_file: str | Path, out: TextIO, duration: float | None = None, *,
+                print_filter: str = "", colour: bool | None = None, elves: dict[str, str] | None = None,
+                toolchain_prefix: str | None = None, log_dir: str | Path | None = None,
+                queue_lines: int = monitor.QUEUE_LINES) -> monitor.Printer:
+    """Show every board's console as idf.py monitor would (prefixed by the board name) for ``duration``
+    seconds or until Ctrl-C: coloured by level when ``out`` is a TTY (``colour`` None), filtered by
+    ``print_filter`` (idf.py monitor syntax), control characters escaped, backtraces decoded for the
+    boards with an ELF; a terminal that cannot keep up gets an "N bytes dropped" note, never a stall."""
+    pf = monitor.PrintFilter(print_filter)
+    with Rig.open(rig_file, log_dir=log_dir, elves=elves, toolchain_prefix=toolchain_prefix) as rig:
         width = max(len(n) for n in rig.consoles)
-
-        def printer(line) -> None:
-            with lock:
-                out.write(f"[{line.board:<{width}}] {line.format()}\n")
-                out.flush()
-
+        if colour is None:
+            colour = bool(getattr(out, "isatty", lambda: False)())
+        printer = monitor.Printer(out, width=width, colour=colour, print_filter=pf, limit=queue_lines)
         for console in rig.consoles.values():
             console.add_listener(printer)
         deadline = None if duration is None else time.monotonic() + duration
@@ -98,6 +103,8 @@ def rig_monitor(rig_file: str | Path, out: TextIO, duration: float | None = None
                 time.sleep(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
         except KeyboardInterrupt:
             pass
+    printer.close()
+    return printer
 
 
 def one_line(exc: BaseException) -> str:
@@ -126,8 +133,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_monitor(args: argparse.Namespace) -> int:
+    colour = {"auto": None, "always": True, "never": False}[args.color]
     try:
-        rig_monitor(args.rig_file, sys.stdout, args.duration)
+        rig_monitor(args.rig_file, sys.stdout, args.duration, print_filter=args.print_filter, colour=colour,
+                    elves=parse_elf_args(args.elf), toolchain_prefix=args.toolchain_prefix,
+                    log_dir=args.log_dir)
+    except monitor.FilterError as exc:
+        print(f"rig monitor: --print-filter: {exc}", file=sys.stderr)
+        return 2
     except HarnessError as exc:
         print(one_line(exc), file=sys.stderr)
         return 2
@@ -180,6 +193,15 @@ def add_subparsers(subparsers) -> None:
     p = subparsers.add_parser("monitor", help="show every board's console, prefixed by board name")
     p.add_argument("rig_file", help="rig YAML file")
     p.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--print-filter", default="", metavar="'TAG:LEVEL ...'",
+                   help="idf.py monitor's filter, e.g. 'kubelet:I wifi:W *:E' (levels N E W I D V)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour log lines by level (E red, W yellow, I green); auto: when a terminal")
+    p.add_argument("--elf", action="append", metavar="BOARD=PATH",
+                   help="decode this board's backtraces with its firmware ELF (repeatable)")
+    p.add_argument("--toolchain-prefix", default=None, metavar="PREFIX",
+                   help="addr2line prefix for every board (default: the rig file's, xtensa-esp32-elf-)")
+    p.add_argument("--log-dir", default=None, help="also write one console log per board here")
     p.set_defaults(func=_cmd_monitor)
     p = subparsers.add_parser("virtual", help="start virtual boards (until Ctrl-C) and write their rig file")
     p.add_argument("--nodes", default="node-a,node-b", help="node board names, comma-separated (default %(default)s)")

@@ -45,13 +45,15 @@ class BoardTimeout(HarnessError):
 class BoardCrashed(HarnessError):
     """The board crashed (panic, abort, brownout, unexpected reboot ...) while we were using it."""
 
-    def __init__(self, board: str, crash: Crash) -> None:
+    def __init__(self, board: str, crash: Crash, decoded: tuple[str, ...] = ()) -> None:
         self.board = board
         self.crash = crash
         self.kind = crash.kind
         self.text = crash.text
         self.backtrace = crash.backtrace
+        self.decoded = decoded
         bt = f"\n{crash.backtrace}" if crash.backtrace else ""
+        bt += "".join(f"\n  {line}" for line in decoded)
         super().__init__(f"board {board} crashed ({crash.kind}: {crash.reason}){bt}\n--- crash text ---\n{crash.text}")
 
 

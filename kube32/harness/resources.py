@@ -53,3 +53,5 @@ class BoardSpec:
     kubelet_ready: str | None = None
     api_url_fixed: str | None = None
     api_url_pattern: str | None = None
+    elf: str | None = None               # the firmware's ELF, for backtrace decoding
+    toolchain_prefix: str = "xtensa-esp32-elf-"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .board_console import BoardConsole, Mark
+from .decode import BacktraceDecoder
 from .errors import BoardCrashed, HarnessError, StateError
 from .resources import BoardSpec
 from .rig_file import RigFile, load_rig
@@ -30,9 +31,21 @@ class RigMark:
 class Rig:
     """All boards of one rig file."""
 
-    def __init__(self, rig_file: RigFile, *, log_dir: str | Path | None = None) -> None:
+    def __init__(self, rig_file: RigFile, *, log_dir: str | Path | None = None,
+                 elves: dict[str, str] | None = None, toolchain_prefix: str | None = None) -> None:
+        """``elves`` (board -> ELF path) and ``toolchain_prefix`` add to / override the rig file's."""
         self.rig_file = rig_file
         self.specs: dict[str, BoardSpec] = {s.name: s for s in rig_file.board_specs()}
+        unknown = sorted(set(elves or {}) - set(self.specs))
+        if unknown:
+            raise HarnessError(f"--elf names no board of the rig: {', '.join(unknown)} "
+                               f"(boards: {', '.join(self.specs)})")
+        decoders = {}
+        for name, spec in self.specs.items():
+            elf = (elves or {}).get(name) or spec.elf
+            if elf:
+                prefix = spec.toolchain_prefix if toolchain_prefix is None else toolchain_prefix
+                decoders[name] = BacktraceDecoder(elf, prefix)
         self.profile = rig_file.profile
         self.timeouts = rig_file.timeouts
         self.consoles: dict[str, BoardConsole] = {
@@ -42,6 +55,7 @@ class Rig:
                 s.port.baud,
                 reset=s.reset,
                 log_path=Path(log_dir) / f"{s.name}.log" if log_dir else None,
+                decoder=decoders.get(s.name),
             )
             for s in self.specs.values()
         }
@@ -50,8 +64,9 @@ class Rig:
         self.failed: dict[str, HarnessError] = {}
 
     @classmethod
-    def open(cls, path: str | Path, *, log_dir: str | Path | None = None) -> Rig:
-        rig = cls(load_rig(path), log_dir=log_dir)
+    def open(cls, path: str | Path, *, log_dir: str | Path | None = None, **kwargs) -> Rig:
+        """Load the rig file and open every port (``kwargs``: ``elves``, ``toolchain_prefix``)."""
+        rig = cls(load_rig(path), log_dir=log_dir, **kwargs)
         try:
             for console in rig.consoles.values():
                 console.open()

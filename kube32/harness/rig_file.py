@@ -11,6 +11,7 @@
         api_url: {pattern: 'api listening on (http://\\S+)'}   # or {fixed: http://10.0.0.2:6443}
         booted: 'main_task: Calling app_main\\(\\)'             # optional regex
         reset: rts                    # rts (DevKit EN on RTS) | none (never reset; no boot is awaited)
+        elf: build/kube32.elf         # optional: decode backtraces (toolchain_prefix: xtensa-esp32-elf-)
       node-a:
         url: /dev/serial/by-id/usb-Silicon_Labs_CP2102-if00
         role: node
@@ -75,6 +76,8 @@ class BoardEntry(_Strict):
     booted: str = DEFAULT_BOOTED
     kubelet_ready: str | None = None
     reset: Literal["rts", "none"] = "rts"
+    elf: str | None = None                       # firmware ELF: backtraces decoded with addr2line
+    toolchain_prefix: str = "xtensa-esp32-elf-"  # riscv32-esp-elf- for C3/C6/H2; "" = host addr2line
 
     _re = field_validator("booted", "kubelet_ready")(classmethod(lambda cls, v: v if v is None else _regex(v)))
 
@@ -148,6 +151,8 @@ class RigFile(_Strict):
                     kubelet_ready=(b.kubelet_ready or DEFAULT_KUBELET_READY) if b.role == "node" else None,
                     api_url_fixed=b.api_url.fixed if b.api_url else None,
                     api_url_pattern=b.api_url.pattern if b.api_url else None,
+                    elf=b.elf,
+                    toolchain_prefix=b.toolchain_prefix,
                 )
             )
         return out

@@ -240,7 +240,8 @@ class RigTarget(HttpTarget):
                 self._reported.add(key)
                 self.rig.consoles[board].acknowledge_crashes()
                 crash = rec.crash
-                raise BoardFailure(board, f"crashed ({crash.kind}: {crash.reason})", crash.text, crash.backtrace,
+                backtrace = "\n".join([crash.backtrace, *rec.decoded]) if crash.backtrace else None
+                raise BoardFailure(board, f"crashed ({crash.kind}: {crash.reason})", crash.text, backtrace,
                                    self._tail(board))
         for board, console in self.rig.consoles.items():
             gone = console.disconnected
