@@ -15,9 +15,10 @@ from kube32.conformance.reports import explain, timelines
 from kube32.conformance.reports.collector import log_paths
 from kube32.spec import catalogue
 
-STATUS_ORDER = ("failed", "error", "deviation", "pending", "passed", "disabled", "not-selected", "uncovered")
+STATUS_ORDER = ("failed", "error", "deviation", "pending", "passed", "disabled", "reference-only", "not-selected",
+                "uncovered")
 COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "error": "#ef6c00", "deviation": "#6a1b9a",
-           "disabled": "#757575", "pending": "#0277bd", "not-selected": "#b0bec5", "uncovered": "#9e9e9e",
+           "disabled": "#757575", "reference-only": "#90a4ae", "pending": "#0277bd", "not-selected": "#b0bec5", "uncovered": "#9e9e9e",
            "skipped": "#9e9e9e", "undefined": "#ef6c00", "running": "#0277bd"}
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("kube32.conformance.reports", "templates"),
@@ -67,7 +68,7 @@ def render(doc: dict, results: list) -> str:
                 continue
             first = s["nodeid"] not in placed
             placed.setdefault(s["nodeid"], row["id"])
-            scenarios.append({**_scenario_view(result), "here": first, "home": placed[s["nodeid"]]})
+            scenarios.append({**_scenario_view(result), "here": first, "home": placed[s["nodeid"]], "entry": s})
         clauses.append({"row": row, "scenarios": scenarios})
     first_failure = next((c["row"]["id"] for c in clauses if c["row"]["status"] in ("failed", "error")), None)
     return _ENV.get_template("index.html.j2").render(
