@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pkgutil
 import sys
+import time
 
 import pytest
 import yaml
@@ -304,10 +305,15 @@ class Reporting:
     """Registered where reports are written: merges scenario records, prints one line per scenario,
     rewrites the reports after each scenario, and closes them at the end of the session."""
 
+    # A rewrite costs more as results pile up (a full run: ~0.5 s for index.html); rewrites wait until
+    # COST_SHARE times the last one's cost has passed, so they take at most ~1/COST_SHARE of the run.
+    COST_SHARE = 4.0
+
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.col: collector.Collector = config.stash[collector.COLLECTOR]
         self.written: list[str] = []
+        self._next_write = 0.0
 
     def _expect(self) -> None:
         """Which clauses the features cover and which of them this run selected (not-selected/pending)."""
@@ -321,11 +327,15 @@ class Reporting:
                 entry["scenarios"] += 1
                 entry["selected"] += int(selected)
 
-    def write(self) -> None:
+    def write(self, final: bool = False) -> None:
         directory = self.config.getoption("--report")
-        if directory and self.col.results:
-            self._expect()
-            self.written = self.col.write(directory)
+        if not directory or not self.col.results or (not final and time.monotonic() < self._next_write):
+            return
+        began = time.monotonic()
+        self._expect()
+        self.written = self.col.write(directory)
+        done = time.monotonic()
+        self._next_write = done + self.COST_SHARE * (done - began)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: pytest.TestReport):
@@ -357,7 +367,7 @@ class Reporting:
             return
         self.col.finish(exitstatus, complete=exitstatus not in (pytest.ExitCode.INTERRUPTED,
                                                                 pytest.ExitCode.INTERNAL_ERROR))
-        self.write()
+        self.write(final=True)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.col.results:

@@ -19,7 +19,6 @@ import datetime as dt
 import json
 import os
 import re
-import tempfile
 import time
 
 import pytest
@@ -235,10 +234,11 @@ class Collector:
 
 
 def write_atomic(path: str, content: str) -> None:
+    """Write beside ``path``, then rename over it: readers see the old file or the new one, never half."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-", suffix=os.path.basename(path))
+    tmp = os.path.join(os.path.dirname(path) or ".", f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(content)
         os.replace(tmp, path)
     except BaseException:
