@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from kube32.spec.strict import Strict, problems
 
 from .errors import RigFileError
 from .resources import DEFAULT_BAUD, BoardSpec, SerialPort
@@ -45,11 +47,7 @@ def _regex(value: str) -> str:
     return value
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ApiUrl(_Strict):
+class ApiUrl(Strict):
     fixed: str | None = None
     pattern: str | None = None
 
@@ -67,7 +65,7 @@ class ApiUrl(_Strict):
         return self
 
 
-class BoardEntry(_Strict):
+class BoardEntry(Strict):
     url: str = Field(min_length=1)
     baud: int = Field(default=DEFAULT_BAUD, gt=0)
     role: Literal["control-plane", "node"]
@@ -95,7 +93,7 @@ class BoardEntry(_Strict):
         return self
 
 
-class Timeouts(_Strict):
+class Timeouts(Strict):
     boot: float = Field(default=30.0, gt=0)
     ready: float = Field(default=60.0, gt=0)
     # how long a board's last bytes may take to reach the runner (UART, ser2net, network): a
@@ -103,7 +101,7 @@ class Timeouts(_Strict):
     settle: float = Field(default=0.3, ge=0)
 
 
-class RigFile(_Strict):
+class RigFile(Strict):
     profile: Literal["hardware", "simulator"] = "hardware"
     profile_set: dict[str, float] = {}
     timeouts: Timeouts = Timeouts()
@@ -158,24 +156,6 @@ class RigFile(_Strict):
         return out
 
 
-def _message(err: dict) -> str:
-    kind = err["type"]
-    ctx = err.get("ctx") or {}
-    if kind == "literal_error":
-        options = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        return f"must be one of {', '.join(options)} (got {err.get('input')!r})"
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required"
-    msg = err["msg"]
-    return msg.removeprefix("Value error, ")
-
-
-def _path(loc: tuple) -> str:
-    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p.startswith("function-")))
-
-
 def parse_rig(data: object, source: str = "<rig>") -> RigFile:
     """Validate an already-loaded YAML document."""
     if not isinstance(data, dict):
@@ -183,8 +163,7 @@ def parse_rig(data: object, source: str = "<rig>") -> RigFile:
     try:
         return RigFile.model_validate(data)
     except ValidationError as exc:
-        problems = [f"{_path(e['loc']) or '(top level)'}: {_message(e)}" for e in exc.errors()]
-        raise RigFileError(source, problems) from None
+        raise RigFileError(source, problems(exc)) from None
 
 
 def load_rig(path: str | Path) -> RigFile:

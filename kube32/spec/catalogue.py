@@ -1,8 +1,10 @@
 """The clause catalogue: every testable behaviour of the kube32 document, one YAML file per area.
 
-``load()`` reads ``spec/clauses/*.yaml`` (through importlib.resources, so it works from a wheel) strictly:
-unknown or missing keys, duplicate YAML keys, malformed or duplicate clause IDs, and a file whose
-``area`` differs from its name are errors (``CatalogueError``).
+``load()`` reads ``spec/clauses/*.yaml`` (through importlib.resources, so it works from a wheel) strictly,
+with pydantic models in the style of the rig file: unknown, missing or wrongly typed keys, duplicate
+YAML keys, malformed or duplicate clause IDs, and a file whose ``area`` differs from its name are
+errors (``CatalogueError``) naming the file and the field, e.g.
+``clauses/job.yaml: JOB-COMPLETE.title: String should have at least 1 character``.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
+from pydantic import AfterValidator, Field, StringConstraints, ValidationError
+
+from kube32.spec.strict import Strict, problems
 
 __all__ = ["AREAS", "Catalogue", "CatalogueError", "Clause", "ID_PATTERN", "load", "parse"]
 
@@ -22,10 +27,6 @@ ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")
 AREAS = ("scheduler", "node_lifecycle", "deployment", "daemonset", "job", "endpoints", "kubelet",
          "limitations", "examples")
 CAPABILITIES = frozenset({"restart", "real-kubelet", "exclusive-nodes", "manual-clock"})
-
-_FILE_KEYS = {"area": True, "section": True, "clauses": True}  # key -> required
-_CLAUSE_KEYS = {"id": True, "title": True, "statement": True, "source": True, "observe": True,
-                "numbers": False, "interpretation": False, "needs": False}
 
 
 class CatalogueError(ValueError):
@@ -55,6 +56,35 @@ class Clause:
         return f"@clause-{self.id}"
 
 
+# -- the file's shape ----------------------------------------------------------------------------------
+def _unique(names: list[str]) -> tuple[str, ...]:
+    if len(set(names)) != len(names):
+        raise ValueError(f"repeated names in {names}")
+    return tuple(names)
+
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Names = Annotated[list[Annotated[str, StringConstraints(min_length=1)]], AfterValidator(_unique)]
+Capability = Literal[tuple(sorted(CAPABILITIES))]  # type: ignore[valid-type]
+
+
+class ClauseEntry(Strict):
+    id: Annotated[str, StringConstraints(pattern=ID_PATTERN.pattern)]
+    title: Text
+    statement: Text
+    source: Text
+    observe: Text
+    numbers: Names = ()
+    interpretation: Text | None = None
+    needs: Annotated[list[Capability], AfterValidator(_unique)] = ()
+
+
+class AreaFile(Strict):
+    area: Literal[AREAS]  # type: ignore[valid-type]
+    section: Text
+    clauses: list[ClauseEntry] = Field(min_length=1)
+
+
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that rejects duplicate mapping keys (PyYAML silently keeps the last one)."""
 
@@ -72,29 +102,15 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _check_keys(data: Any, spec: dict[str, bool], where: str) -> None:
-    if not isinstance(data, dict):
-        raise CatalogueError(f"{where}: expected a mapping, got {type(data).__name__}")
-    unknown = sorted(set(data) - set(spec))
-    if unknown:
-        raise CatalogueError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(spec)}")
-    missing = sorted(k for k, required in spec.items() if required and k not in data)
-    if missing:
-        raise CatalogueError(f"{where}: missing key(s) {missing}")
-
-
-def _text(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise CatalogueError(f"{where}: expected a non-empty string, got {value!r}")
-    return value.strip()
-
-
-def _names(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise CatalogueError(f"{where}: expected a list of names, got {value!r}")
-    if len(set(value)) != len(value):
-        raise CatalogueError(f"{where}: repeated names in {value!r}")
-    return tuple(value)
+def _clause_names(data: dict) -> Any:
+    """Names list items ``clauses[i]`` by their id where it is a string."""
+    def name(loc: tuple) -> str | None:
+        if len(loc) == 2 and loc[0] == "clauses" and isinstance(data.get("clauses"), list):
+            item = data["clauses"][loc[1]]
+            if isinstance(item, dict) and isinstance(item.get("id"), str) and ID_PATTERN.match(item["id"]):
+                return item["id"]
+        return None
+    return name
 
 
 def parse(text: str, source: str = "<string>", *, expected_area: str | None = None) -> list[Clause]:
@@ -105,42 +121,15 @@ def parse(text: str, source: str = "<string>", *, expected_area: str | None = No
         raise CatalogueError(f"{source}: not valid YAML: {exc}") from exc
     except CatalogueError as exc:
         raise CatalogueError(f"{source}: {exc}") from exc
-    _check_keys(data, _FILE_KEYS, source)
-    area = _text(data["area"], f"{source}: area")
-    if area not in AREAS:
-        raise CatalogueError(f"{source}: unknown area {area!r}; known: {', '.join(AREAS)}")
-    if expected_area is not None and area != expected_area:
-        raise CatalogueError(f"{source}: area {area!r} does not match the file name {expected_area!r}")
-    section = _text(data["section"], f"{source}: section")
-    items = data["clauses"]
-    if not isinstance(items, list) or not items:
-        raise CatalogueError(f"{source}: clauses must be a non-empty list")
-    out = []
-    for i, item in enumerate(items):
-        where = f"{source}: clauses[{i}]"
-        _check_keys(item, _CLAUSE_KEYS, where)
-        cid = item["id"]
-        if not isinstance(cid, str) or not ID_PATTERN.match(cid):
-            raise CatalogueError(f"{where}: bad clause id {cid!r}; must match {ID_PATTERN.pattern}")
-        where = f"{source}: {cid}"
-        needs = _names(item["needs"], f"{where}: needs") if "needs" in item else ()
-        bad = sorted(set(needs) - CAPABILITIES)
-        if bad:
-            raise CatalogueError(f"{where}: unknown capabilities {bad}; known: {sorted(CAPABILITIES)}")
-        out.append(Clause(
-            id=cid,
-            title=_text(item["title"], f"{where}: title"),
-            statement=_text(item["statement"], f"{where}: statement"),
-            source=_text(item["source"], f"{where}: source"),
-            observe=_text(item["observe"], f"{where}: observe"),
-            area=area,
-            section=section,
-            numbers=_names(item["numbers"], f"{where}: numbers") if "numbers" in item else (),
-            interpretation=_text(item["interpretation"], f"{where}: interpretation")
-            if "interpretation" in item else None,
-            needs=needs,
-        ))
-    return out
+    if not isinstance(data, dict):
+        raise CatalogueError(f"{source}: expected a mapping of area, section, clauses; got {type(data).__name__}")
+    try:
+        parsed = AreaFile.model_validate(data)
+    except ValidationError as exc:
+        raise CatalogueError("; ".join(f"{source}: {p}" for p in problems(exc, _clause_names(data)))) from None
+    if expected_area is not None and parsed.area != expected_area:
+        raise CatalogueError(f"{source}: area {parsed.area!r} does not match the file name {expected_area!r}")
+    return [Clause(area=parsed.area, section=parsed.section, **dict(entry)) for entry in parsed.clauses]
 
 
 class Catalogue:
