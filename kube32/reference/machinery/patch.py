@@ -1,9 +1,12 @@
 """PATCH bodies: JSON merge patch (RFC 7386), strategic merge patch (what kubectl apply sends),
-and JSON patch (RFC 6902)."""
+and JSON patch (RFC 6902, applied by the jsonpatch package)."""
 
 from __future__ import annotations
 
 import copy
+
+import jsonpatch
+import jsonpointer
 
 from kube32.reference import errors
 
@@ -98,97 +101,22 @@ def _merge_list(current: list, patch: list, key: str) -> list:
     return out
 
 
-# JSON patch --------------------------------------------------------------------------
-def _pointer(path: str) -> list[str]:
-    if path == "":
-        return []
-    if not path.startswith("/"):
-        raise errors.BadRequest(f"JSON patch path must start with '/': {path!r}")
-    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
-
-
-def _walk(doc: object, parts: list[str]) -> object:
-    cur = doc
-    for p in parts:
-        if isinstance(cur, list):
-            try:
-                cur = cur[int(p)]
-            except (ValueError, IndexError) as exc:
-                raise errors.Invalid(f"JSON patch: no element {p!r}") from exc
-        elif isinstance(cur, dict):
-            if p not in cur:
-                raise errors.Invalid(f"JSON patch: missing key {p!r}")
-            cur = cur[p]
-        else:
-            raise errors.Invalid(f"JSON patch: cannot descend into {p!r}")
-    return cur
-
-
+# JSON patch (RFC 6902), by the jsonpatch package. As the kube-apiserver answers: a patch that is not a
+# list of well-formed operations is a BadRequest (400); one that does not apply to the object (a failed
+# test, a missing path) is Invalid (422).
 def json_patch(doc: object, ops: object) -> object:
-    if not isinstance(ops, list):
-        raise errors.BadRequest("a JSON patch must be a list of operations")
-    doc = copy.deepcopy(doc)
-    for op in ops:
-        if not isinstance(op, dict) or "op" not in op or "path" not in op:
-            raise errors.BadRequest(f"invalid JSON patch operation: {op!r}")
-        parts = _pointer(op["path"])
-        kind = op["op"]
-        if kind == "test":
-            if _walk(doc, parts) != op.get("value"):
-                raise errors.Invalid(f"JSON patch test failed at {op['path']}")
-            continue
-        if kind in ("move", "copy"):
-            value = copy.deepcopy(_walk(doc, _pointer(op["from"])))
-            if kind == "move":
-                doc = _remove(doc, _pointer(op["from"]))
-            doc = _add(doc, parts, value)
-        elif kind == "add":
-            doc = _add(doc, parts, copy.deepcopy(op.get("value")))
-        elif kind == "remove":
-            doc = _remove(doc, parts)
-        elif kind == "replace":
-            _walk(doc, parts)
-            doc = _add(_remove(doc, parts), parts, copy.deepcopy(op.get("value")))
-        else:
-            raise errors.BadRequest(f"unknown JSON patch operation {kind!r}")
-    return doc
-
-
-def _add(doc: object, parts: list[str], value: object) -> object:
-    if not parts:
-        return value
-    parent = _walk(doc, parts[:-1])
-    last = parts[-1]
-    if isinstance(parent, list):
-        if last == "-":
-            parent.append(value)
-        else:
-            try:
-                parent.insert(int(last), value)
-            except ValueError as exc:
-                raise errors.Invalid(f"JSON patch: bad index {last!r}") from exc
-    elif isinstance(parent, dict):
-        parent[last] = value
-    else:
-        raise errors.Invalid(f"JSON patch: cannot add under {parts[:-1]}")
-    return doc
-
-
-def _remove(doc: object, parts: list[str]) -> object:
-    if not parts:
-        return None
-    parent = _walk(doc, parts[:-1])
-    last = parts[-1]
+    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
+        raise errors.BadRequest("a JSON patch must be a list of operations (objects)")
     try:
-        if isinstance(parent, list):
-            parent.pop(int(last))
-        elif isinstance(parent, dict):
-            del parent[last]
-        else:
-            raise KeyError(last)
-    except (KeyError, ValueError, IndexError) as exc:
-        raise errors.Invalid(f"JSON patch: nothing to remove at /{'/'.join(parts)}") from exc
-    return doc
+        compiled = jsonpatch.JsonPatch(ops)
+    except (jsonpatch.InvalidJsonPatch, jsonpointer.JsonPointerException) as exc:
+        raise errors.BadRequest(f"invalid JSON patch: {exc}") from None
+    try:
+        return compiled.apply(doc)
+    except jsonpatch.InvalidJsonPatch as exc:
+        raise errors.BadRequest(f"invalid JSON patch: {exc}") from None
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+        raise errors.Invalid(f"the JSON patch does not apply: {exc}") from None
 
 
 CONTENT_TYPES = {

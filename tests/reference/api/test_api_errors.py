@@ -199,6 +199,10 @@ def test_patch_errors(api):
                             content_type="application/json-patch+json"), 400, "BadRequest")
     assert_status(api.patch(f"{PODS}/web", {"op": "add"}, content_type="application/json-patch+json"),
                   400, "BadRequest")
+    assert_status(api.patch(f"{PODS}/web", [{"op": "test", "path": "/metadata/name", "value": "other"}],
+                            content_type="application/json-patch+json"), 422, "Invalid")
+    assert_status(api.patch(f"{PODS}/web", [{"op": "remove", "path": "/metadata/nothing"}],
+                            content_type="application/json-patch+json"), 422, "Invalid")
     assert_status(api.patch(f"{PODS}/web", {"spec": {"containers": []}}), 422, "Invalid")
     assert_status(api.patch(f"{PODS}/web", raw="{nope", content_type="application/merge-patch+json"),
                   400, "BadRequest")

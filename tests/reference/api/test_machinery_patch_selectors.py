@@ -87,10 +87,32 @@ def test_json_patch_operations():
            {"op": "replace", "path": "/metadata/labels/b", "value": "x"},
            {"op": "add", "path": "/metadata/labels/d~1e", "value": "slash"}]
     assert patch.json_patch(doc, ops) == {"metadata": {"labels": {"b": "x", "c": "1", "d/e": "slash"}}, "items": [2, 3]}
-    with pytest.raises(errors.ApiError):
-        patch.json_patch(doc, [{"op": "test", "path": "/items/0", "value": 99}])
-    with pytest.raises(errors.ApiError):
-        patch.json_patch(doc, [{"op": "remove", "path": "/nothing"}])
+    assert doc == {"metadata": {"labels": {"a": "1"}}, "items": [1, 2]}   # the input is left alone
+    assert patch.json_patch(doc, [{"op": "replace", "path": "", "value": {"x": 1}}]) == {"x": 1}
+
+
+@pytest.mark.parametrize("ops, error", [
+    # does not apply to this object: 422 Invalid, as the kube-apiserver answers
+    ([{"op": "test", "path": "/items/0", "value": 99}], errors.Invalid),
+    ([{"op": "remove", "path": "/nothing"}], errors.Invalid),
+    ([{"op": "replace", "path": "/metadata/nothing", "value": 1}], errors.Invalid),
+    ([{"op": "add", "path": "/items/5", "value": 1}], errors.Invalid),
+    ([{"op": "add", "path": "/a/b/c", "value": 1}], errors.Invalid),
+    # not a well-formed patch: 400 BadRequest
+    ({"op": "add", "path": "/x", "value": 1}, errors.BadRequest),
+    (["add"], errors.BadRequest),
+    ([{"op": "frobnicate", "path": "/x"}], errors.BadRequest),
+    ([{"path": "/x", "value": 1}], errors.BadRequest),
+    ([{"op": "add", "value": 1}], errors.BadRequest),
+    ([{"op": "add", "path": "x", "value": 1}], errors.BadRequest),
+    ([{"op": "add", "path": "/x"}], errors.BadRequest),
+    ([{"op": "move", "path": "/x"}], errors.BadRequest),
+])
+def test_json_patch_errors(ops, error):
+    doc = {"metadata": {"labels": {"a": "1"}}, "items": [1, 2]}
+    with pytest.raises(error):
+        patch.json_patch(doc, ops)
+    assert doc == {"metadata": {"labels": {"a": "1"}}, "items": [1, 2]}
 
 
 @pytest.mark.parametrize("text, labels, expected", [
