@@ -124,6 +124,10 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--profile-set", item]
     if args.token:
         argv += ["--token", args.token]
+    if args.clock:
+        argv += ["--clock", args.clock]
+    if args.request_timeout:
+        argv += ["--request-timeout", str(args.request_timeout)]
     if args.deviations:
         argv += ["--deviations", args.deviations]
     for clause in args.clause or []:
@@ -151,6 +155,10 @@ def add_run(sub) -> None:
     p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",
                    help="override a timing-profile field for a target started with short timeouts")
     p.add_argument("--token", help="bearer token for an HTTP target")
+    p.add_argument("--clock", choices=("auto", "manual", "real"), default=None,
+                   help="the target's clock: auto probes GET /debug/clock (default); manual or real force it")
+    p.add_argument("--request-timeout", type=float, metavar="SECONDS",
+                   help="how long one API request may take before it counts as lost (default 30)")
     p.add_argument("--clause", action="append", metavar="ID", help="only these clauses (glob; repeatable)")
     p.add_argument("--area", action="append", help="only these areas (repeatable)")
     p.add_argument("--tags", metavar="EXPR", help="pytest -m expression over feature tags")

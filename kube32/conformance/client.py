@@ -7,43 +7,87 @@ the field and counts as a failure of the target.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import requests
+from urllib3.exceptions import NewConnectionError
 
-from kube32.conformance.errors import ApiStatusError, SchemaViolation, TargetUnavailable
+from kube32.conformance.errors import (
+    ApiStatusError,
+    AuthRefused,
+    SchemaViolation,
+    TargetUnavailable,
+    TlsRefused,
+)
 from kube32.conformance.kinds import kind as kind_of
 from kube32.spec import validate as schema
 
-TIMEOUT = 30
+TIMEOUT = 30.0                                  # seconds one request may take (--request-timeout)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+GATEWAY_CODES = frozenset({502, 503, 504})      # a proxy or an overloaded server: no verdict on the target
+RETRY_PAUSES = (0.25, 0.5, 1.0, 2.0)            # pauses before the retries: 5 attempts over ~4 s
 
 
 class ApiClient:
-    def __init__(self, base_url: str, token: str | None = None, validate: bool = True) -> None:
+    """Retry rules (docs/REPORTS.md, "Verdict rules"): a request that never reached the target
+    (connection refused) is retried whatever its method; a read (GET/HEAD) or a write the caller
+    declares idempotent is also retried after a reset, a timeout or a 502/503/504. A write that may
+    have reached the target is never repeated. When the attempts are used up the request raises
+    ``TargetUnavailable`` (an ``error`` verdict), never a failure of the target."""
+
+    def __init__(self, base_url: str, token: str | None = None, validate: bool = True,
+                 timeout: float = TIMEOUT, verify: bool | str = True) -> None:
         self.base_url = base_url.rstrip("/")
         self.session = requests.Session()
+        self.session.verify = verify
         if token:
             self.session.headers["Authorization"] = f"Bearer {token}"
         self.validate = validate
         # callables (method, path, body) told of every valid object the target returns (observations.py)
         self.observers: list = []
+        self.timeout = timeout
+        self.retry_pauses = RETRY_PAUSES
 
     # -- raw ------------------------------------------------------------------------------
-    def request(self, method: str, path: str, **kw) -> requests.Response:
-        kw.setdefault("timeout", TIMEOUT)
-        try:
-            return self.session.request(method, self.base_url + path, **kw)
-        except requests.ConnectionError as exc:
-            raise TargetUnavailable(f"cannot reach the target at {self.base_url}: {exc}") from exc
-        except requests.Timeout as exc:
-            raise TargetUnavailable(f"{method} {path} timed out after {kw['timeout']} s") from exc
+    def request(self, method: str, path: str, *, idempotent: bool | None = None, **kw) -> requests.Response:
+        """One logical request, retried by the rules above. ``idempotent`` marks a write that may be
+        repeated safely (a clock set, a cleanup delete); reads are idempotent by default."""
+        __tracebackhide__ = True
+        kw.setdefault("timeout", self.timeout)
+        repeatable = method in SAFE_METHODS if idempotent is None else idempotent
+        started, problems = time.monotonic(), []
+        for pause in (0.0, *self.retry_pauses):
+            time.sleep(pause)
+            try:
+                resp = self.session.request(method, self.base_url + path, **kw)
+            except requests.exceptions.SSLError as exc:
+                raise TlsRefused(f"TLS with {self.base_url} failed: {_root(exc)}") from None
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                problems.append(_describe(exc, kw["timeout"]))
+                if repeatable or _never_sent(exc):
+                    continue
+                raise TargetUnavailable(f"{method} {path}: {problems[-1]} (a write that may have reached "
+                                        "the target is not repeated)") from None
+            if resp.status_code not in GATEWAY_CODES:
+                resp.attempts = len(problems) + 1
+                return resp
+            problems.append(f"{resp.status_code} {_status_message(resp)}")
+            if not repeatable:
+                raise TargetUnavailable(f"{method} {path}: {problems[-1]} (a write is not repeated)") from None
+        raise TargetUnavailable(f"{method} {path}: {problems[-1]} ({len(problems)} attempts over "
+                                f"{time.monotonic() - started:.1f} s)") from None
 
     def call(self, method: str, path: str, **kw) -> dict:
+        __tracebackhide__ = True
         resp = self.request(method, path, **kw)
         try:
             body = resp.json()
         except ValueError:
             body = resp.text
+        if resp.status_code == 401:
+            raise AuthRefused(f"{method} {path}: the target refused the runner's credentials (401); "
+                              "check --token")
         if resp.status_code >= 300:
             raise ApiStatusError(method, path, resp.status_code, body)
         if not isinstance(body, dict):
@@ -93,15 +137,59 @@ class ApiClient:
         return self.call("PATCH", kind_of(kind).path(namespace, name, sub), data=json.dumps(body),
                          headers={"Content-Type": patch_type})
 
-    def delete(self, kind: str, name: str, namespace: str | None = None, grace: int | None = None) -> dict:
+    def delete(self, kind: str, name: str, namespace: str | None = None, grace: int | None = None,
+               idempotent: bool = False) -> dict:
+        """``idempotent=True`` for deletes where a repeat answering 404 means the same (cleanup)."""
         params = {"gracePeriodSeconds": str(grace)} if grace is not None else None
-        return self.call("DELETE", kind_of(kind).path(namespace, name), params=params)
+        return self.call("DELETE", kind_of(kind).path(namespace, name), params=params, idempotent=idempotent)
 
     def watch(self, kind: str, namespace: str | None = None, resource_version: str = "0",
               timeout: float = 5) -> Iterator[dict]:
         params = {"watch": "true", "resourceVersion": resource_version, "timeoutSeconds": str(int(timeout))}
-        with self.session.get(self.base_url + kind_of(kind).path(namespace), params=params, stream=True,
-                              timeout=timeout + 5) as resp:
+        with self.request("GET", kind_of(kind).path(namespace), params=params, stream=True,
+                          timeout=timeout + 5) as resp:
             for line in resp.iter_lines():
                 if line.strip():
                     yield json.loads(line)
+
+
+# -- describing what went wrong, in one line ---------------------------------------------------
+def _never_sent(exc: Exception) -> bool:
+    """The connection was never made, so the target cannot have seen the request."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, NewConnectionError)
+
+
+def _root(exc: BaseException) -> str:
+    """The innermost cause, without urllib3's wrapping ('HTTPConnectionPool(...): Max retries ...')."""
+    seen: BaseException = exc
+    for _ in range(10):
+        candidates = (getattr(seen, "reason", None), seen.args[0] if seen.args else None, seen.__cause__)
+        inner = next((c for c in candidates if isinstance(c, BaseException) and c is not seen), None)
+        if inner is None:
+            break
+        seen = inner
+    text = str(seen)
+    if ": " in text and "Connection" in type(seen).__name__:
+        text = text.rsplit(": ", 1)[-1]      # "<urllib3.connection...>: Failed to establish ..." -> the reason
+    return text.strip() or type(seen).__name__
+
+
+def _describe(exc: Exception, timeout: float) -> str:
+    if isinstance(exc, requests.ConnectTimeout):
+        return f"no connection within {timeout:g} s"
+    if isinstance(exc, requests.Timeout):
+        return f"no answer within {timeout:g} s"
+    if _never_sent(exc):
+        return f"connection failed ({_root(exc)})"
+    return f"connection lost ({_root(exc)})"
+
+
+def _status_message(resp: requests.Response) -> str:
+    try:
+        body = resp.json()
+    except ValueError:
+        return resp.reason or ""
+    return f"{body.get('reason', '')}: {body.get('message', '')}" if isinstance(body, dict) else str(body)[:200]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kube32.conformance.client import ApiClient
-from kube32.conformance.errors import ApiStatusError, CapabilityMissing
+from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError
 from kube32.conformance.kubelets import FakeKubelet
 from kube32.conformance.observations import Observations
 from kube32.conformance.targets import base
@@ -129,22 +129,34 @@ class ScenarioContext:
             (getattr(k, "detach", None) or k.silence)()   # a rig board is not held after its scenario
 
     def cleanup(self) -> None:
-        """On shared targets: delete what the scenario made in its namespace, then the namespace."""
+        """On shared targets: delete what the scenario made in its namespace, then the namespace.
+        Whatever could not be deleted is named in ``CleanupFailed`` (an ``error`` of the scenario)."""
+        problems = []
         for kind in CLEANUP_KINDS:
             try:
                 items = self.api.list(kind, self.ns)
-            except ApiStatusError:
+            except ApiStatusError as exc:
+                if exc.code not in (404, 405):      # a kind this target does not serve
+                    problems.append(f"list {kind}: {exc}")
+                continue
+            except HarnessError as exc:
+                problems.append(f"list {kind}: {exc}")
                 continue
             for obj in items:
-                try:
-                    self.api.delete(kind, obj["metadata"]["name"], self.ns,
-                                    grace=0 if kind == "Pod" else None)
-                except ApiStatusError:
-                    pass
+                problems += self._delete(kind, obj["metadata"]["name"], self.ns, grace=0 if kind == "Pod" else None)
+        problems += self._delete("Namespace", self.ns, None)
+        if problems:
+            raise CleanupFailed(f"cleanup of namespace {self.ns} failed: " + "; ".join(problems))
+
+    def _delete(self, kind: str, name: str, namespace: str | None, grace: int | None = None) -> list[str]:
         try:
-            self.api.delete("Namespace", self.ns)
-        except ApiStatusError:
-            pass
+            self.api.delete(kind, name, namespace, grace=grace, idempotent=True)
+        except ApiStatusError as exc:
+            if exc.code != 404:
+                return [f"delete {kind} {name}: {exc}"]
+        except HarnessError as exc:
+            return [f"delete {kind} {name}: {exc}"]
+        return []
 
 
 def target_is_fresh(target) -> bool:

@@ -7,6 +7,8 @@ is reported as ``error``, never as a clause failure.
 
 from __future__ import annotations
 
+import json
+
 
 class TargetBroke(AssertionError):
     """The target answered in a way the contract forbids."""
@@ -19,7 +21,7 @@ class ApiStatusError(TargetBroke):
         self.method, self.path, self.code = method, path, code
         self.status = status if isinstance(status, dict) else {"message": status}
         self.reason = self.status.get("reason", "")
-        super().__init__(f"{method} {path} -> {code} {self.reason}: {self.status.get('message', '')}")
+        super().__init__(f"{method} {path} -> {code} {self.reason}: {json.dumps(self.status.get('message', ''))}")
 
 
 class SchemaViolation(TargetBroke):
@@ -31,7 +33,24 @@ class HarnessError(Exception):
 
 
 class TargetUnavailable(HarnessError):
-    pass
+    """The target could not be asked: refused or lost connections, timeouts, 502/503/504 (after the
+    client's bounded retries; see ``client.ApiClient``)."""
+
+
+class TlsRefused(TargetUnavailable):
+    """The TLS handshake with the target failed (certificate, protocol)."""
+
+
+class AuthRefused(TargetUnavailable):
+    """The target refused the runner's credentials (401)."""
+
+
+class ClockUnknown(HarnessError):
+    """The runner cannot tell whether the target's clock is manual (and will not guess)."""
+
+
+class CleanupFailed(HarnessError):
+    """What a scenario created could not be removed; later scenarios on a shared target may be affected."""
 
 
 class CapabilityMissing(HarnessError):

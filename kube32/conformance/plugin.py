@@ -22,6 +22,7 @@ from kube32.conformance.reports import collector, terminal
 from kube32.conformance.reports.gherkin import SCENARIO_LOG, ScenarioLog
 from kube32.conformance.suite import NEEDS_PREFIX, item_clauses, known_tags
 from kube32.conformance.targets import registry
+from kube32.conformance.targets.base import CLOCK_MODES
 from kube32.spec import catalogue, profiles
 
 VERDICT = pytest.StashKey[str]()
@@ -39,6 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--profile-set", action="append", default=[], metavar="FIELD=SECONDS",
                     help="override a timing-profile field, e.g. lease_duration=4 (for short-timeout targets)")
     group.addoption("--token", default=None, help="bearer token for an HTTP target")
+    group.addoption("--clock", default="auto", choices=CLOCK_MODES,
+                    help="the target's clock: auto (probe GET /debug/clock, default) | manual | real")
+    group.addoption("--request-timeout", type=float, default=None, metavar="SECONDS",
+                    help="how long one API request may take before it counts as lost (default 30)")
     group.addoption("--report", default=None, metavar="DIR",
                     help="write junit.xml, cucumber.json, clauses.json and index.html to DIR")
     group.addoption("--deviations", default=None, metavar="FILE",
@@ -105,9 +110,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # -- fixtures -----------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def k32_target(pytestconfig: pytest.Config):
+    __tracebackhide__ = True
     try:
         target = registry.create(pytestconfig.getoption("--target"), _profile(pytestconfig),
-                                 token=pytestconfig.getoption("--token"))
+                                 token=pytestconfig.getoption("--token"), clock=pytestconfig.getoption("--clock"),
+                                 request_timeout=pytestconfig.getoption("--request-timeout"))
     except errors.TargetUnavailable as exc:   # e.g. a bad rig file: one line, not one error per scenario
         pytest.exit(str(exc), returncode=2)
     try:
@@ -115,8 +122,13 @@ def k32_target(pytestconfig: pytest.Config):
     except errors.HarnessError:
         raise
     except Exception as exc:
-        raise errors.TargetUnavailable(f"target {pytestconfig.getoption('--target')} did not start: {exc!r}") from exc
-    pytestconfig.stash[collector.COLLECTOR].target = target.describe()
+        raise errors.TargetUnavailable(f"target {pytestconfig.getoption('--target')} did not start: "
+                                       f"{exc!r}") from None
+    described = target.describe()
+    pytestconfig.stash[collector.COLLECTOR].target = described
+    terminal = pytestconfig.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None:
+        terminal.write_line(f"kube32: {_clock_line(described)}")
     yield target
     target.stop()
 
@@ -146,12 +158,22 @@ def k32(request: pytest.FixtureRequest, k32_target):
         raise
     request.node.stash[collector.CONTEXT] = ctx
     yield ctx
+    __tracebackhide__ = True
     ctx.close()
-    try:
-        if not target_is_fresh(target):
-            ctx.cleanup()
-    finally:
-        target.end_scenario()
+    problems = []
+    for step in ((lambda: None) if target_is_fresh(target) else ctx.cleanup, target.end_scenario):
+        try:
+            step()
+        except errors.HarnessError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise errors.CleanupFailed("; ".join(problems))
+
+
+def _clock_line(described: dict) -> str:
+    choice = described.get("clock_choice") or {}
+    how = f" ({choice['how']})" if choice.get("how") else ""
+    return f"target {described.get('url') or described.get('name')}: {described.get('clock')} clock{how}"
 
 
 # -- the Gherkin record of each scenario (steps, durations, step locations) -----------------------
@@ -268,10 +290,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             report.outcome, report.longrepr = "skipped", (str(item.path), item.location[1] or 0,
                                                           f"disabled: {exc}")
             verdict = "disabled"
-        elif isinstance(exc, AssertionError) and call.when == "call":
+        elif isinstance(exc, AssertionError) and call.when in ("setup", "call"):
             verdict = "failed"
         else:
             verdict = "error"
+            if isinstance(exc, errors.HarnessError):   # one line, not the network stack's traceback
+                report.longrepr = f"{type(exc).__name__}: {exc}"
         clauses = item_clauses(item)
         deviations = _deviations(item.config)
         if verdict == "failed" and clauses and all(c in deviations for c in clauses):
@@ -339,11 +363,16 @@ class Reporting:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: pytest.TestReport):
-        """A scenario gets its own line below; pytest's letter for it would only repeat it."""
+        """A scenario gets its own line below; pytest's letter for it would only repeat it. pytest's
+        counts follow the verdict: an ``error`` is an ERROR in whatever phase it happened (a step's
+        TargetUnavailable too), a ``failed`` a FAILED (a Status 500 while setting up too)."""
         data = getattr(report, collector.REPORT_ATTR, None)
-        if data is None or self.config.option.verbose > 0:
+        if data is None:
             return None
         category = {"disabled": "skipped", "deviation": "xfailed"}.get(data["status"], data["status"])
+        if self.config.option.verbose > 0:
+            word = {"error": "ERROR", "failed": "FAILED"}.get(category)
+            return (category, category[0].upper(), word) if word else None
         return category, "", ""
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

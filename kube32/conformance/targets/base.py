@@ -6,6 +6,7 @@ import time
 from typing import Protocol
 
 from kube32.conformance.client import ApiClient
+from kube32.conformance.errors import ApiStatusError, ClockUnknown
 from kube32.spec.profiles import Profile
 
 # Capabilities a target may have; scenarios tagged @needs-<capability> are disabled without them.
@@ -57,14 +58,39 @@ class ManualTargetClock:
     def advance_to(self, t: float) -> None:
         if t <= self._now:
             return
-        self._now = float(self.api.call("POST", "/debug/clock", json={"set": t})["epoch"])
+        # setting an absolute time is idempotent: a lost answer may be retried
+        self._now = float(self.api.call("POST", "/debug/clock", json={"set": t}, idempotent=True)["epoch"])
 
 
-def detect_clock(api: ApiClient) -> TargetClock:
+CLOCK_MODES = ("auto", "manual", "real")   # --clock
+
+
+def choose_clock(api: ApiClient, mode: str = "auto") -> tuple[TargetClock, str]:
+    """The target's clock and how it was chosen. ``auto`` probes ``GET /debug/clock`` (retried like
+    every read): 200 with an epoch means manual, 404 means real; any other answer means the runner
+    cannot tell, and says so instead of guessing (a wrong guess turns passes into false failures)."""
+    if mode == "real":
+        return RealTargetClock(), "forced by --clock real"
+    if mode == "manual":
+        try:
+            return ManualTargetClock(api), "forced by --clock manual"
+        except ApiStatusError as exc:
+            raise ClockUnknown(f"--clock manual, but the target has no manual clock: {exc}") from None
+    if mode != "auto":
+        raise ValueError(f"--clock must be one of {', '.join(CLOCK_MODES)}, not {mode!r}")
     resp = api.request("GET", "/debug/clock")
-    if resp.status_code == 200 and "epoch" in (resp.json() if resp.content else {}):
-        return ManualTargetClock(api)
-    return RealTargetClock()
+    attempts = getattr(resp, "attempts", 1)
+    tries = f" (attempt {attempts})" if attempts > 1 else ""
+    try:
+        body = resp.json()
+    except ValueError:
+        body = None
+    if resp.status_code == 200 and isinstance(body, dict) and "epoch" in body:
+        return ManualTargetClock(api), f"probed: GET /debug/clock answered 200{tries}"
+    if resp.status_code == 404:
+        return RealTargetClock(), f"probed: GET /debug/clock answered 404{tries}"
+    raise ClockUnknown(f"cannot tell whether the target's clock is manual: GET /debug/clock answered "
+                       f"{resp.status_code} {resp.text[:200]!r}; choose with --clock manual or --clock real")
 
 
 class Target(Protocol):

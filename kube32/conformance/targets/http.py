@@ -1,34 +1,39 @@
 """Any kube32 API server at a URL.
 
-Capabilities are detected: a manual clock when ``GET /debug/clock`` answers, otherwise real time
-with the declared profile. Scenarios share the target, so each gets its own namespace and the
-runner deletes what the scenario created (nodes, leases, namespaced objects) afterwards.
+The clock is probed (``GET /debug/clock``: manual when it answers, real when it is 404) or forced
+with ``--clock``. Scenarios share the target, so each gets its own namespace and the runner deletes
+what the scenario created (nodes, leases, namespaced objects) afterwards. Nodes the runner made
+itself are never taken for foreign nodes: one it could not delete is deleted again before the next
+scenario, and when that fails too the scenario is an ``error``, never ``disabled``.
 """
 
 from __future__ import annotations
 
 from kube32.conformance.client import ApiClient
-from kube32.conformance.errors import ApiStatusError
+from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError
 from kube32.conformance.targets import base
 from kube32.spec.profiles import Profile
-
-RUNNER_LABEL = "conformance.kube32.io/scenario"
 
 
 class HttpTarget:
     name = "http"
 
-    def __init__(self, url: str, profile: Profile, token: str | None = None) -> None:
+    def __init__(self, url: str, profile: Profile, token: str | None = None, clock: str = "auto",
+                 request_timeout: float | None = None) -> None:
         self.url = url
         self.profile = profile
-        self.api = ApiClient(url, token=token)
+        self.api = ApiClient(url, token=token, **({"timeout": request_timeout} if request_timeout else {}))
+        self.clock_mode = clock
+        self.clock_how = ""
         self.clock: base.TargetClock | None = None
         self.capabilities: frozenset[str] = frozenset()
         self.created_nodes: set[str] = set()
+        self.leftover_nodes: set[str] = set()    # the runner's own nodes a cleanup could not delete
+        self.foreign_nodes: list[str] = []
 
     def start(self) -> None:
         self.api.call("GET", "/version")
-        self.clock = base.detect_clock(self.api)
+        self.clock, self.clock_how = base.choose_clock(self.api, self.clock_mode)
         caps = {base.FAKE_KUBELETS}
         if self.clock.manual:
             caps.add(base.MANUAL_CLOCK)
@@ -41,25 +46,42 @@ class HttpTarget:
         self.created_nodes = set()
         if isinstance(self.clock, base.ManualTargetClock):
             self.clock.refresh()
-        foreign = [n["metadata"]["name"] for n in self.api.list("Node")]
-        self.foreign_nodes = foreign
+        if self.leftover_nodes:
+            try:
+                self._delete_nodes(self.leftover_nodes)
+            except CleanupFailed as exc:
+                raise CleanupFailed(f"nodes an earlier scenario registered are still there and could not be "
+                                    f"deleted: {exc}") from None
+        names = [n["metadata"]["name"] for n in self.api.list("Node")]
+        self.foreign_nodes = names
         self.capabilities = (self.capabilities - {base.EXCLUSIVE_NODES}) | (
-            set() if foreign else {base.EXCLUSIVE_NODES})
+            set() if names else {base.EXCLUSIVE_NODES})
 
     def end_scenario(self) -> None:
         """Delete the nodes and leases the scenario's kubelets registered (namespaces go with the context)."""
-        for name in sorted(self.created_nodes):
-            for kind, ns in (("Lease", "kube-node-lease"), ("Node", None)):
-                try:
-                    self.api.delete(kind, name, ns)
-                except ApiStatusError as exc:
-                    if exc.code != 404:
-                        raise
-        self.created_nodes = set()
+        created, self.created_nodes = self.created_nodes, set()
+        self.leftover_nodes |= created
+        self._delete_nodes(self.leftover_nodes)
+
+    def _delete_nodes(self, names: set[str]) -> None:
+        """Delete these nodes and their leases; those that stay are named in ``CleanupFailed``."""
+        problems = []
+        for name in sorted(names):
+            try:
+                for kind, ns in (("Lease", "kube-node-lease"), ("Node", None)):
+                    try:
+                        self.api.delete(kind, name, ns, idempotent=True)
+                    except ApiStatusError as exc:
+                        if exc.code != 404:
+                            raise
+            except (ApiStatusError, HarnessError) as exc:
+                problems.append(f"node {name}: {exc}")
+            else:
+                names.discard(name)
+        if problems:
+            raise CleanupFailed("; ".join(problems))
 
     def restart_control_plane(self) -> None:
-        from kube32.conformance.errors import CapabilityMissing
-
         raise CapabilityMissing(f"target {self.url} cannot be restarted by the runner")
 
     def stop(self) -> None:
@@ -67,4 +89,5 @@ class HttpTarget:
 
     def describe(self) -> dict:
         return {"name": self.name, "url": self.url, "clock": "manual" if self.clock and self.clock.manual
-                else "real", "profile": self.profile.name}
+                else "real", "clock_choice": {"mode": self.clock_mode, "how": self.clock_how},
+                "profile": self.profile.name}

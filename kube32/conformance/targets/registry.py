@@ -5,8 +5,14 @@ from __future__ import annotations
 from kube32.spec.profiles import Profile
 
 
-def create(spec: str, profile: Profile, token: str | None = None):
+def create(spec: str, profile: Profile, token: str | None = None, clock: str = "auto",
+           request_timeout: float | None = None):
+    """``clock`` (auto | manual | real) and ``request_timeout`` apply to targets reached over a URL;
+    the in-process reference always runs on a manual clock."""
     if spec == "reference":
+        if clock == "real":
+            raise ValueError("the in-process reference runs on a manual clock; for real time use "
+                             "--target process:real")
         from kube32.conformance.targets.reference import ReferenceTarget
 
         return ReferenceTarget(profile)
@@ -17,7 +23,7 @@ def create(spec: str, profile: Profile, token: str | None = None):
     if spec.startswith(("http://", "https://")):
         from kube32.conformance.targets.http import HttpTarget
 
-        return HttpTarget(spec, profile, token=token)
+        return HttpTarget(spec, profile, token=token, clock=clock, request_timeout=request_timeout)
     if spec.startswith("rig:"):
         from kube32.conformance.targets.rig import RigTarget
 
