@@ -62,7 +62,7 @@ def proxy(reference):
 
 def run(pytester, tmp_path, proxy_or_url, *args):
     url = proxy_or_url if isinstance(proxy_or_url, str) else proxy_or_url.url
-    result, doc = run_features(pytester, tmp_path / "report", "--target", url, "--request-timeout", "1", *args)
+    result, doc = run_features(pytester, tmp_path / "report", "--target", url, *args)
     return result, doc, statuses(doc)
 
 
