@@ -102,13 +102,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.rig:
-        from kube32.harness.cli import preflight
+    from kube32.conformance import preflight
 
-        problem = preflight([args.rig])   # one line and exit 2 before any scenario, as `rig check`
-        if problem:
-            print(problem, file=sys.stderr)
-            return 2
+    problem = preflight.run(args)   # one line, its own exit status, the report directory untouched
+    if problem is not None:
+        print(problem.message, file=sys.stderr)
+        return problem.code
     import pytest
 
     if args.list:
@@ -145,7 +144,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_run(sub) -> None:
-    p = sub.add_parser("run", help="run the conformance features against a target and write reports")
+    from kube32.conformance.preflight import EXIT_STATUSES
+
+    p = sub.add_parser("run", help="run the conformance features against a target and write reports",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="exit status:\n" + "\n".join(f"  {code:3}  {meaning}"
+                                                           for code, meaning in sorted(EXIT_STATUSES.items())))
     p.add_argument("--target", default="reference",
                    help="reference (in-process, default) | process (a serve subprocess) | process:real | "
                         "http(s)://URL of your kube32 API server")

@@ -13,9 +13,8 @@ import sys
 import time
 
 import pytest
-import yaml
 
-from kube32.conformance import errors, steps, suite
+from kube32.conformance import errors, preflight, steps, suite
 from kube32.conformance.context import ScenarioContext, target_is_fresh
 from kube32.conformance.heartbeat import Heartbeat
 from kube32.conformance.reports import collector, terminal
@@ -81,6 +80,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # pyserial 3.5, its last release, calls Thread.setDaemon/setName whenever it opens an rfc2217:// port.
     config.addinivalue_line("filterwarnings",
                             r"ignore:set(Daemon|Name)\(\) is deprecated:DeprecationWarning:serial\.rfc2217")
+    # bad files and selections stop the run before anything is written (the CLI checks them first)
+    problem = preflight.selection_problem(cat, config.getoption("--clause"), config.getoption("--area"))
+    if problem is not None:
+        raise pytest.UsageError(problem.message)
+    _deviations(config)
     report = config.getoption("--report")
     if report:
         os.makedirs(report, exist_ok=True)
@@ -261,19 +265,14 @@ def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
 
 # -- verdicts -----------------------------------------------------------------------------
 def _deviations(config: pytest.Config) -> dict[str, str]:
+    """``--deviations``, read and checked once (``preflight.load_deviations``) at configure time."""
     key = collector.DEVIATIONS
     if key not in config.stash:
         path = config.getoption("--deviations")
-        data = {}
-        if path:
-            with open(path) as fh:
-                raw = yaml.safe_load(fh) or []
-            entries = raw.get("deviations", []) if isinstance(raw, dict) else raw
-            for entry in entries:
-                if not isinstance(entry, dict) or "clause" not in entry or "reason" not in entry:
-                    raise pytest.UsageError(f"{path}: each deviation needs 'clause' and 'reason': {entry!r}")
-                data[entry["clause"]] = entry["reason"]
-        config.stash[key] = data
+        try:
+            config.stash[key] = preflight.load_deviations(path, config.stash[collector.CATALOGUE]) if path else {}
+        except preflight.PreflightError as exc:
+            raise pytest.UsageError(str(exc)) from None
     return config.stash[key]
 
 
