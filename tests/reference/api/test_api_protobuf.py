@@ -68,13 +68,13 @@ def test_unknown_fields_and_garbage_are_refused_and_change_nothing(api):
                          415, "UnsupportedMediaType")
     assert "send the object as application/json" in body["message"]
     assert_status(api.post("/api/v1/namespaces", raw=b"{}", content_type=PROTOBUF), 415, "UnsupportedMediaType")
-    # an ObjectMeta field this server does not read (field 17, managedFields)
-    meta = protobuf_field(1, b"x") + protobuf_field(17, b"")
+    # an ObjectMeta field the k8s.io/apimachinery descriptors do not know (as from a newer Kubernetes)
+    meta = protobuf_field(1, b"x") + protobuf_field(99, b"")
     ns = protobuf_field(1, meta)
     envelope = protobuf_field(1, protobuf_field(1, b"v1") + protobuf_field(2, b"Namespace")) + protobuf_field(2, ns)
     with pytest.raises(errors.UnsupportedMediaType) as exc:
         protobuf.decode_object(protobuf.MAGIC + envelope)
-    assert "ObjectMeta field 17" in exc.value.message
+    assert "ObjectMeta field 99" in exc.value.message
     assert api.rv == before
 
 
@@ -88,3 +88,63 @@ def test_status_writes_refuse_protobuf(api):
 
 def protobuf_field(number: int, payload: bytes) -> bytes:
     return openapi.pb_bytes(number, payload)
+
+
+def envelope(api_version: str, kind: str, obj) -> bytes:
+    unknown = protobuf.message_class("k8s.io.apimachinery.pkg.runtime.Unknown")()
+    unknown.typeMeta.apiVersion, unknown.typeMeta.kind = api_version, kind
+    unknown.raw = obj.SerializeToString()
+    return protobuf.MAGIC + unknown.SerializeToString()
+
+
+def test_apimachinery_types_take_their_json_forms_and_pointer_zeros_stay():
+    pod = protobuf.message_class("k8s.io.api.core.v1.Pod")()
+    pod.metadata.name = "p"
+    pod.metadata.creationTimestamp.seconds = 1_800_000_000
+    pod.metadata.labels["app"] = "web"
+    pod.spec.terminationGracePeriodSeconds = 0      # *int64: a zero that means something
+    pod.spec.hostNetwork = False                    # bool: gogo writes it, Go's JSON omits it
+    pod.spec.nodeSelector["board"] = "s3"
+    container = pod.spec.containers.add(name="c", image="x:1")
+    container.resources.requests["memory"].string = "64Ki"
+    container.ports.add(containerPort=80)
+    toleration = pod.spec.tolerations.add(key="k", operator="Exists")
+    toleration.tolerationSeconds = 0
+    pod.status.phase = "Running"                    # dropped: the server resets status
+    decoded = protobuf.decode_object(envelope("v1", "Pod", pod))
+    assert decoded == {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "creationTimestamp": "2027-01-15T08:00:00Z", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "x:1", "ports": [{"containerPort": 80}],
+                                 "resources": {"requests": {"memory": "64Ki"}}}],
+                 "terminationGracePeriodSeconds": 0, "nodeSelector": {"board": "s3"},
+                 "tolerations": [{"key": "k", "operator": "Exists", "tolerationSeconds": 0}]}}
+
+
+def test_int_or_string_and_micro_time():
+    svc = protobuf.message_class("k8s.io.api.core.v1.Service")()
+    svc.metadata.name = "s"
+    port = svc.spec.ports.add(port=80)
+    port.targetPort.type, port.targetPort.strVal = 1, "http"
+    assert protobuf.decode_object(envelope("v1", "Service", svc))["spec"]["ports"] == [
+        {"port": 80, "targetPort": "http"}]
+    lease = protobuf.message_class("k8s.io.api.coordination.v1.Lease")()
+    lease.metadata.name = "node-a"
+    lease.spec.renewTime.seconds, lease.spec.renewTime.nanos = 1_800_000_000, 250_000_000
+    lease.spec.leaseDurationSeconds = 0
+    assert protobuf.decode_object(envelope("coordination.k8s.io/v1", "Lease", lease))["spec"] == {
+        "leaseDurationSeconds": 0, "renewTime": "2027-01-15T08:00:00.250000Z"}
+
+
+def test_every_pointer_field_names_a_field_of_the_descriptors():
+    pool = protobuf._pool()
+    packages = ("k8s.io.api.core.v1.", "k8s.io.api.apps.v1.", "k8s.io.api.batch.v1.", "k8s.io.api.coordination.v1.",
+                protobuf.META)
+    for message, names in protobuf.POINTERS.items():
+        fields = set()
+        for package in packages:
+            try:
+                fields |= set(pool.FindMessageTypeByName(package + message).fields_by_name)
+            except KeyError:
+                continue
+        assert fields and names <= fields, (message, names - fields)
