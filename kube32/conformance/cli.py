@@ -48,8 +48,15 @@ def _serve(args: argparse.Namespace) -> int:
         raise SystemExit(f"kube32-conformance serve: {exc}") from None
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
                     clock_start=args.clock_start, overrides=overrides)
+    from kube32.conformance import devcluster
+
+    cluster = devcluster.prepare(args, config)      # one-line errors for bad flags and files, before binding
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    serve(config)
+    try:
+        with cluster:
+            serve(config)
+    except OSError as exc:
+        raise SystemExit(f"kube32-conformance serve: cannot listen on {args.listen}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -71,6 +78,11 @@ def add_serve(sub) -> None:
                    help="with --clock manual: the epoch second the clock starts at (default: now)")
     p.add_argument("--set", action="append", metavar="FIELD=SECONDS",
                    help="override any timing-profile field (see spec/profiles/shared.yaml)")
+    p.add_argument("--nodes", type=int, default=0, metavar="N",
+                   help="simulate N boards (node-0 …, ESP32-S3 figures) with kwok-style fake kubelets")
+    p.add_argument("--nodes-file", metavar="FILE", help="simulate the boards a YAML nodes file describes")
+    p.add_argument("--stages", metavar="FILE", help="pod stages of the simulated boards (default: packaged)")
+    p.add_argument("--kubeconfig", metavar="FILE", help="write a kubeconfig for this server to FILE")
     p.set_defaults(func=_serve)
 
 
@@ -251,6 +263,12 @@ def add_compare(sub) -> None:
     p.set_defaults(func=_compare)
 
 
+def add_nodes(sub) -> None:
+    from kube32.conformance import nodes_cli
+
+    nodes_cli.add_nodes(sub)
+
+
 def add_rig(sub) -> None:
     from kube32.harness import cli as rig_cli
 
@@ -266,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_clauses(sub)
     add_compare(sub)
     add_serve(sub)
+    add_nodes(sub)
     add_rig(sub)
     return parser
 

@@ -40,10 +40,19 @@ def pod_requests(pod: dict) -> dict[str, Fraction]:
     return total
 
 
-def _fmt(value: Fraction) -> str:
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{int(value * 1000)}m"
+def _fmt(value: Fraction, like: str = "") -> str:
+    """``value`` as a quantity string, in the binary-suffix form when ``like`` (the figure it came
+    from) had one, as upstream's Quantity arithmetic keeps the format of its operand: 192Ki - 16Ki is
+    176Ki, not 180224."""
+    if value.denominator != 1:
+        return f"{int(value * 1000)}m"
+    n = value.numerator
+    if like.rstrip().endswith(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")) and n:
+        for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+            unit = 1024 ** ("KMGTPE".index(suffix[0]) + 1)
+            if n % unit == 0:
+                return f"{n // unit}{suffix}"
+    return str(n)
 
 
 class FakeKubelet:
@@ -91,7 +100,7 @@ class FakeKubelet:
         allocatable = {}
         for name, value in self.free.items():
             if name in used:
-                allocatable[name] = _fmt(max(quantities.parse(value) - used[name], Fraction(0)))
+                allocatable[name] = _fmt(max(quantities.parse(value) - used[name], Fraction(0)), like=value)
             else:
                 allocatable[name] = value
         now = timefmt.rfc3339(self.clock.now())
@@ -105,10 +114,18 @@ class FakeKubelet:
                             "lastHeartbeatTime": now, "lastTransitionTime": now}],
             "addresses": [{"type": "InternalIP", "address": f"10.32.{self.index}.1"},
                           {"type": "Hostname", "address": self.name}],
-            "nodeInfo": {"kubeletVersion": "v1.33.0-kube32-fake", "architecture": "xtensa",
-                         "operatingSystem": "esp-idf", "osImage": "kube32 fake kubelet",
-                         "kernelVersion": "esp-idf", "containerRuntimeVersion": "kube32://fake"},
+            "nodeInfo": {"kubeletVersion": "v1.33.0-kube32-fake", "kubeProxyVersion": "",
+                         "architecture": "xtensa", "operatingSystem": "esp-idf",
+                         "osImage": "kube32 fake kubelet", "kernelVersion": "esp-idf",
+                         "containerRuntimeVersion": "kube32://fake", "machineID": self._machine_id(),
+                         "systemUUID": self._machine_id(), "bootID": self._machine_id()},
         }
+
+    def _machine_id(self) -> str:
+        """A stable 32-hex-digit id per node name (what /etc/machine-id holds upstream)."""
+        import hashlib
+
+        return hashlib.md5(self.name.encode(), usedforsecurity=False).hexdigest()
 
     def report_status(self) -> dict:
         """Write the node status (a kubelet status report); retried on conflicts."""
@@ -174,6 +191,15 @@ class FakeKubelet:
         if changed:
             self.report_status()
 
+    def refuse_pod(self, name: str, namespace: str, reason: str, message: str) -> dict:
+        """Admission refused (the capability firewall): phase Failed with the reason, as a kubelet does."""
+        def mutate(p: dict) -> None:
+            p["status"] = {**(p.get("status") or {}), "phase": "Failed", "reason": reason, "message": message}
+        return self._write("Pod", name, namespace, mutate)
+
+    def confirm_delete(self, pod: dict) -> None:
+        self._confirm_delete(pod)
+
     def _confirm_delete(self, pod: dict) -> None:
         try:
             self.api.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"], grace=0)
@@ -221,7 +247,7 @@ class FakeKubelet:
         statuses = []
         for c in (pod.get("spec") or {}).get("containers") or []:
             prev = previous.get(c["name"], {})
-            cs = {"name": c["name"], "image": c.get("image", ""), "ready": ready,
+            cs = {"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": ready,
                   "restartCount": prev.get("restartCount", 0), "started": phase == "Running",
                   "state": {"running": {"startedAt": now}}}
             cs.update(container)

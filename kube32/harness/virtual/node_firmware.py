@@ -15,12 +15,12 @@ Console lines: ``I (ms) kubelet: node registered name=<n>`` then ``I (ms) kubele
 
 from __future__ import annotations
 
-import re
 import time
 
 import requests
 
-from kube32.spec import constants, profiles, quantities, timefmt
+from kube32.spec import constants, firewall, profiles, quantities, timefmt
+from kube32.spec.firewall import REFUSED_REASON, pin_claims
 
 from .firmware import BoardIO, Firmware
 
@@ -30,36 +30,11 @@ KUBELET_CONDITIONS = ("Initialized", "ContainersReady", "Ready")   # the pod con
 DEFAULT_PINS = frozenset([0, 1, 2, 3, 4, 5, *range(12, 20), 21, 22, 23, 25, 26, 27, *range(32, 40)])
 _TERMINAL = ("Succeeded", "Failed")
 _HW = profiles.load("hardware")
-_PIN = re.compile(constants.GPIO_PIN_CLAIM_PATTERN)
-REFUSED_REASON = "UnexpectedAdmissionError"  # upstream kubelet's reason for an admission it cannot serve
-
-
-def pod_claims(pod: dict) -> set[str]:
-    """Every resource name a pod asks for (requests or limits of any container)."""
-    names: set[str] = set()
-    for c in pod.get("spec", {}).get("containers", []) or []:
-        res = c.get("resources") or {}
-        names |= set(res.get("limits") or {}) | set(res.get("requests") or {})
-    return names
-
-
-def pin_claims(pod: dict) -> set[int]:
-    """The pin numbers of a pod's ``esp32.io/gpio-<N>`` claims."""
-    return {int(name.rsplit("-", 1)[1]) for name in pod_claims(pod) if _PIN.match(name)}
 
 
 def firewall_refusal(fw: NodeFirmware, pod: dict, running: list[dict]) -> str | None:
     """Why the capability firewall refuses ``pod`` on this board, or None when it admits it."""
-    for name in sorted(pod_claims(pod)):
-        if name.startswith(constants.IGNORED_RESOURCE_PREFIXES) and name not in fw.hardware:
-            return f"Pod was rejected: the board has no {name} (hardware: {', '.join(sorted(fw.hardware)) or 'none'})"
-    taken = set().union(*(pin_claims(p) for p in running)) if running else set()
-    for pin in sorted(pin_claims(pod)):
-        if pin not in fw.pins:
-            return f"Pod was rejected: the board has no pin esp32.io/gpio-{pin} it can give out"
-        if pin in taken:
-            return f"Pod was rejected: pin esp32.io/gpio-{pin} is already claimed by a running pod"
-    return None
+    return firewall.refusal(fw.hardware, fw.pins, pod, running)
 
 
 def pod_requests(pod: dict) -> dict[str, int]:
