@@ -55,8 +55,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         with cluster:
             serve(config)
-    except OSError as exc:
-        raise SystemExit(f"kube32-conformance serve: cannot listen on {args.listen}: {exc.strerror or exc}") from None
+    except OSError as exc:     # the address was taken between the check and the bind
+        print(f"kube32-conformance serve: cannot listen on {args.listen}: {exc.strerror or exc}", file=sys.stderr)
+        return devcluster.EXIT_USAGE
     return 0
 
 

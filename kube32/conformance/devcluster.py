@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import sys
 import threading
 import time
@@ -18,8 +19,10 @@ from pathlib import Path
 import requests
 
 from kube32.conformance import kubeconfig
+from kube32.conformance.errors import ApiStatusError, TargetUnavailable
 from kube32.conformance.kubelets import simulated
 
+log = logging.getLogger(__name__)
 EXIT_USAGE = 2
 READY_TIMEOUT = 30.0
 
@@ -52,17 +55,13 @@ class DevCluster:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> DevCluster:
-        if self.kubeconfig_path:
-            path = kubeconfig.write(self.kubeconfig_path, self.url)
-            print(f"kubeconfig for {self.url} written to {path} "
-                  f"(context {kubeconfig.context_name(self.url)}); try: kubectl --kubeconfig {path} get nodes",
-                  flush=True)
-        if self.boards:
-            self._thread = threading.Thread(target=self._start_fleet, name="kube32-devcluster", daemon=True)
-            self._thread.start()
+        self._thread = threading.Thread(target=self._when_up, name="kube32-devcluster", daemon=True)
+        self._thread.start()
         return self
 
-    def _start_fleet(self) -> None:
+    def _when_up(self) -> None:
+        """Once the server answers: register the boards, start them, then write the kubeconfig, so
+        that a kubeconfig on disk means a cluster ready to use."""
         deadline = time.monotonic() + READY_TIMEOUT
         while not self._stop.is_set() and time.monotonic() < deadline:
             try:
@@ -71,10 +70,21 @@ class DevCluster:
             except requests.RequestException:
                 pass
             self._stop.wait(0.1)
-        if self._stop.is_set():
+        else:
             return
-        self.fleet = simulated.Fleet(self.url, self.boards, stages=self.stages, profile=self.profile).start()
-        print(f"simulating {len(self.boards)} board(s): {', '.join(b.name for b in self.boards)}", flush=True)
+        if self.boards:
+            self.fleet = simulated.Fleet(self.url, self.boards, stages=self.stages, profile=self.profile)
+            try:
+                self.fleet.tick(time.time())
+            except (TargetUnavailable, ApiStatusError) as exc:
+                log.error("simulated boards could not register: %s", exc)
+                return
+            self.fleet.start()
+            print(f"simulating {len(self.boards)} board(s): {', '.join(b.name for b in self.boards)}", flush=True)
+        if self.kubeconfig_path:
+            path = kubeconfig.write(self.kubeconfig_path, self.url)
+            print(f"kubeconfig for {self.url} written to {path} (context {kubeconfig.context_name(self.url)}); "
+                  f"try: kubectl --kubeconfig {path} get nodes", flush=True)
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
@@ -82,8 +92,23 @@ class DevCluster:
             self.fleet.stop()
 
 
+def check_free(host: str, port: int, listen: str) -> None:
+    """Fail now, in one line, when the address is taken (and before any simulated board could talk
+    to whatever server holds it)."""
+    import socket
+
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as the server binds
+            probe.bind((host, port))
+    except OSError as exc:
+        raise _fail(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+
+
 def prepare(args: argparse.Namespace, config) -> DevCluster:
     host, port = check_listen(args.listen)
+    check_free(host, port, args.listen)
     if args.data_dir:
         parent = Path(args.data_dir).resolve().parent
         if not parent.is_dir():

@@ -55,10 +55,13 @@ def write(path: str | Path, server: str, *, user: str = "admin", token: str | No
     path = Path(path)
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True)
-    # credentials inside: readable by the owner only, as kubectl writes ~/.kube/config
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # credentials inside: readable by the owner only, as kubectl writes ~/.kube/config; written
+    # whole then renamed, so a reader never sees half a file
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         yaml.safe_dump(doc, f, sort_keys=False)
+    os.replace(tmp, path)
     return path
 
 

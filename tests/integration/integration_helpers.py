@@ -216,7 +216,7 @@ class Kubelet:
                   "conditions": [{"type": t, "status": "True", "lastTransitionTime": now}
                                  for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
                   "containerStatuses": [{"name": c, "ready": True, "restartCount": 0, "started": True,
-                                         "image": "x", "imageID": "", "state": {"running": {"startedAt": now}}}
+                                         "image": "x", "state": {"running": {"startedAt": now}}}
                                         for c in containers]}
         self.event(pod, "Normal", "Started", f"Started container {containers[0]}")
         return self.call("PATCH", f"/api/v1/namespaces/{ns}/pods/{name}/status", {"status": status},

@@ -111,7 +111,7 @@ def _load_yaml(path: Path) -> object:
 def _first_error(path: object, exc: ValidationError) -> SimulationError:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"])
-    return SimulationError(f"{path}: {where}: {err['msg']}")
+    return SimulationError(f"{path}: {where}: {err['msg']}" if where else f"{path}: {err['msg']}")
 
 
 def load_stages(path: str | Path | None = None) -> list[Stage]:
@@ -123,15 +123,22 @@ def load_stages(path: str | Path | None = None) -> list[Stage]:
         data, where = _load_yaml(Path(path)), path
     if not isinstance(data, list):
         raise SimulationError(f"{where}: a list of stages is expected")
-    try:
-        return [Stage.model_validate(item) for item in data]
-    except ValidationError as exc:
-        raise _first_error(where, exc) from None
+    stages = []
+    for i, item in enumerate(data):
+        try:
+            stages.append(Stage.model_validate(item))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in (i, *err["loc"]))
+            raise SimulationError(f"{where}: {field}: {err['msg']}") from None
+    return stages
 
 
 def load_nodes_file(path: str | Path) -> list[Board]:
     """``nodes: [...]`` of a nodes file, checked strictly (unknown keys are errors)."""
     data = _load_yaml(Path(path))
+    if not isinstance(data, dict):
+        raise SimulationError(f"{path}: expected a mapping `nodes: [{{name: …}}, …]`")
     try:
         boards = _NodesFile.model_validate(data).nodes
     except ValidationError as exc:

@@ -21,7 +21,7 @@ import uuid
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from kube32.reference import errors
-from kube32.reference.api import bodies, tables, watch
+from kube32.reference.api import bodies, tables, unsupported, watch
 from kube32.reference.machinery import selectors, strategy, validation
 from kube32.reference.resources import RESOURCES, Resource, lookup
 from kube32.spec import constants, timefmt
@@ -57,14 +57,18 @@ def resolve(group: str, version: str, rest: str) -> Target:
         r = lookup(group, version, parts[2])
         if r is not None and r.namespaced:
             ns, parts = parts[1], parts[2:]
+        elif r is None:
+            unsupported.check(group, parts[2], parts[4] if len(parts) > 4 else None)
     if not parts or len(parts) > 3:
         raise _not_found()
     r = lookup(group, version, parts[0])
+    sub = parts[2] if len(parts) > 2 else None
     if r is None:
+        unsupported.check(group, parts[0], sub)
         raise _not_found()
     name = parts[1] if len(parts) > 1 else None
-    sub = parts[2] if len(parts) > 2 else None
     if sub is not None and sub not in r.subresources:
+        unsupported.check(group, parts[0], sub)
         raise _not_found()
     if r.namespaced and name is not None and ns is None:
         raise _not_found()

@@ -93,8 +93,34 @@ def _default_pod_spec(spec: object) -> None:
                 _default_ports(c.get("ports"))
 
 
+# Status fields upstream's OpenAPI marks required, which a board's kubelet may not know (it has no
+# machine-id, no image registry): served as empty strings so typed clients (the official kubernetes
+# client's models) can read every object.
+NODE_INFO_REQUIRED = ("architecture", "bootID", "containerRuntimeVersion", "kernelVersion", "kubeProxyVersion",
+                      "kubeletVersion", "machineID", "operatingSystem", "osImage", "systemUUID")
+
+
+def _default_status(kind: str, obj: dict) -> None:
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        return
+    if kind == "Node" and isinstance(status.get("nodeInfo"), dict):
+        for key in NODE_INFO_REQUIRED:
+            status["nodeInfo"].setdefault(key, "")
+    elif kind == "Pod":
+        images = {c.get("name"): c.get("image", "") for c in (obj.get("spec") or {}).get("containers") or []
+                  if isinstance(c, dict)}
+        for key in ("initContainerStatuses", "containerStatuses"):
+            for cs in status.get(key) or []:
+                if isinstance(cs, dict):
+                    cs.setdefault("image", images.get(cs.get("name"), ""))
+                    cs.setdefault("imageID", "")
+
+
 def apply_defaults(kind: str, obj: dict) -> dict:
-    """Upstream defaults for port protocols and the Service type (in place; returns ``obj``)."""
+    """Upstream defaults for port protocols and the Service type, and the required status fields a
+    kubelet may leave out (in place; returns ``obj``)."""
+    _default_status(kind, obj)
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return obj
