@@ -167,4 +167,4 @@ def test_nodes_cli_against_nothing_is_one_line(capsys):
         cli.main(["nodes", "list", "--server", "http://127.0.0.1:1"])
     assert code.value.code == 3
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "cannot reach the target at http://127.0.0.1:1" in err[0]
+    assert len(err) == 1 and "GET /version: connection failed" in err[0]

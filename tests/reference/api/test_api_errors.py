@@ -28,7 +28,7 @@ def test_unknown_resource_and_unknown_path_are_not_found(api):
     assert_status(api.get("/api/v1/namespaces/default/widgets"), 404, "NotFound",
                   "the server could not find the requested resource")
     assert_status(api.get("/apis/example.com/v1/things"), 404, "NotFound")
-    assert_status(api.get("/api/v1/namespaces/default/pods/p/exec"), 404, "NotFound")
+    assert_status(api.get("/api/v1/namespaces/default/pods/p/exec"), 400, "BadRequest")   # kube32 has no exec
 
 
 def test_create_in_missing_namespace_is_not_found(api):
