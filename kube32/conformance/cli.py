@@ -76,7 +76,8 @@ def add_serve(sub) -> None:
     p.add_argument("--eviction-timeout", type=float, default=None,
                    help="tolerationSeconds of the default not-ready/unreachable tolerations (default 300)")
     p.add_argument("--clock-start", type=float, default=None,
-                   help="with --clock manual: the epoch second the clock starts at (default: now)")
+                   help="with --clock manual: the epoch the clock starts at, fractions allowed (controller "
+                        "checks then fall at that phase; default: now, whole seconds)")
     p.add_argument("--set", action="append", metavar="FIELD=SECONDS",
                    help="override any timing-profile field (see spec/profiles/shared.yaml)")
     p.add_argument("--nodes", type=int, default=0, metavar="N",

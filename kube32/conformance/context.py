@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kube32.conformance import timing
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError
 from kube32.conformance.kubelets import FakeKubelet
@@ -39,6 +40,7 @@ class ScenarioContext:
         self.notes: dict[str, Any] = {}          # scratch space for area steps
         self.tags = tags                         # the scenario's tags (rig boards read them)
         self.observations = Observations(target.clock, self.ns)   # what the report's timeline draws
+        self.timings: list[dict] = []            # timing verdicts (kube32.conformance.timing.record)
         self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
         self.api.observers.append(self.observations)
 
@@ -95,30 +97,103 @@ class ScenarioContext:
                        p.workload_interval) + 2.0
 
     def eventually(self, check: Callable[[], Any], what: str, timeout: float | None = None) -> Any:
-        """Call ``check`` until it stops raising AssertionError; fail with the last one."""
+        """Call ``check`` until it stops raising AssertionError; fail with the last one. Inside a
+        deadline's window (see ``kube32.conformance.timing``) the window decides how long."""
+        window = self.timeline.window
+        if window is not None and not self.manual:
+            return self._judge_real(check, what, window, hold=False)
         if timeout is None:
             timeout = getattr(self.target, "manual_settle", MANUAL_SETTLE) if self.manual else self.settle_window()
         deadline = time.monotonic() + timeout
         while True:
             try:
-                return check()
+                result = check()
             except AssertionError as exc:
                 if time.monotonic() >= deadline:
+                    self._record(window, "failed", None, str(exc))
                     raise AssertionError(f"{what}: {exc}") from None
+            else:
+                self._record(window, "passed", self.timeline.now())
+                return result
             time.sleep(0.05)
 
     def consistently(self, check: Callable[[], Any], what: str, window: float | None = None) -> Any:
         """``check`` must pass now and keep passing over the window (only "now" on a manual clock,
-        where nothing changes until time is moved)."""
+        where nothing changes until time is moved). Just before a deadline it holds until then."""
+        deadline = self.timeline.window
+        if deadline is not None and deadline.kind == "before" and not self.manual:
+            return self._judge_real(check, what, deadline, hold=True)
         end = time.monotonic() + (window if window is not None else (0.0 if self.manual else HOLD_WINDOW))
         while True:
             try:
                 result = check()
             except AssertionError as exc:
+                self._record(deadline, "failed", self.timeline.now(), str(exc))
                 raise AssertionError(f"{what}: {exc}") from None
             if time.monotonic() >= end:
+                self._record(deadline, "passed", self.timeline.now())
                 return result
             time.sleep(0.1)
+
+    def _judge_real(self, check: Callable[[], Any], what: str, window: timing.Window, hold: bool) -> Any:
+        """Real clock, inside a deadline's window. "before": only answers that arrived before T
+        count (a failing one fails; none at all is the runner's problem). "by": keep looking until
+        a request sent after T + I + the measured allowance; only that one can fail the target."""
+        meter = self.timeline.latency
+        allowance = meter.allowance()
+        if window.kind == "by":
+            cutoff = window.at + allowance
+            while True:
+                sent = timing.now()
+                try:
+                    result = check()
+                except AssertionError as exc:
+                    meter.observed(sent, timing.now())
+                    if sent >= cutoff:
+                        self._record(window, "failed", sent, str(exc), allowance)
+                        raise AssertionError(f"{what}: {exc} ({timing.describe(self.timings[-1])})") from None
+                    time.sleep(min(0.05, max(cutoff - timing.now(), 0.0)))
+                    continue
+                received = timing.now()
+                meter.observed(sent, received)
+                self._record(window, "passed", received, "", allowance)
+                return result
+        result, seen, failure = None, None, None
+        while True:
+            sent = timing.now()
+            try:
+                result, ok = check(), True
+            except AssertionError as exc:
+                ok, failure = False, exc
+            received = timing.now()
+            meter.observed(sent, received)
+            if received > window.deadline:
+                break                      # this answer may already show what is due at T
+            if ok:
+                seen = received
+                if not hold:
+                    break
+            elif hold:
+                self._record(window, "failed", received, str(failure), allowance)
+                raise AssertionError(f"{what}: {failure} ({timing.describe(self.timings[-1])})")
+            if received + 2 * (received - sent) + timing.REAL_MARGIN_MIN / 2 >= window.deadline:
+                break                      # the next answer would come too late to count
+            time.sleep(0.02)
+        if seen is not None:
+            self._record(window, "passed", seen, "", allowance)
+            return result
+        if failure is not None and not hold and received <= window.deadline:
+            self._record(window, "failed", received, str(failure), allowance)
+            raise AssertionError(f"{what}: {failure} ({timing.describe(self.timings[-1])})")
+        self._record(window, "error", None, "no answer arrived before the deadline", allowance)
+        raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline "
+                                   f"({timing.describe(self.timings[-1])}); the target was not judged")
+
+    def _record(self, window: timing.Window | None, verdict: str, observed: float | None, detail: str = "",
+                allowance: float = 0.0) -> None:
+        if window is not None:
+            self.timings.append(timing.record(window, origin=self.timeline.origin, verdict=verdict,
+                                              observed=observed, allowance=allowance, detail=detail))
 
     # -- teardown -------------------------------------------------------------------------
     def close(self) -> None:

@@ -4,6 +4,12 @@ Manual clock: jump the target's clock from one kubelet deadline to the next (eac
 target's own due controller ticks), doing the kubelet work due at each stop, then land exactly on
 the requested time. Real clock: a background thread does the kubelets' work on time while the
 step waits.
+
+Deadlines (``just_before`` / ``by``) set the scenario's judgement window (``kube32.conformance.timing``):
+the document's moment T is never assumed to coincide with a target's check, so time stands just
+short of T to see that nothing happened early, and at T + one check interval to see that it did.
+Consecutive time steps count from where the previous one meant to stand (its deadline), not from
+where a real clock happened to be when the step began.
 """
 
 from __future__ import annotations
@@ -11,7 +17,10 @@ from __future__ import annotations
 import threading
 import time
 
+from kube32.conformance import timing
 from kube32.conformance.errors import HarnessError, TargetUnavailable
+
+CHAIN_SLACK = 1.0     # real seconds after a time step within which the next one chains onto it
 
 
 class Timeline:
@@ -22,6 +31,10 @@ class Timeline:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.errors: list[BaseException] = []
+        self.latency = timing.LatencyMeter()
+        self.window: timing.Window | None = None
+        self.origin = clock.now()         # what timing records count from (the last "last renewal")
+        self._nominal: float | None = None
         if not clock.manual:
             self._thread = threading.Thread(target=self._run_real, name="kube32-kubelets", daemon=True)
             self._thread.start()
@@ -29,17 +42,71 @@ class Timeline:
     def now(self) -> float:
         return self.clock.now()
 
+    # -- where the scenario stands ----------------------------------------------------------------
+    def pin(self, t: float, origin: bool = False) -> None:
+        """The next time step counts from ``t`` (e.g. the renewTime a kubelet just wrote)."""
+        self._nominal = t
+        if origin:
+            self.origin = t
+
+    def _base(self) -> float:
+        now = self.clock.now()
+        if self._nominal is not None and (self.clock.manual or now - self._nominal < CHAIN_SLACK):
+            return self._nominal
+        return now
+
     def advance(self, seconds: float) -> None:
         if seconds < 0:
             raise ValueError("time only moves forward")
-        target = self.clock.now() + seconds
+        target = self._base() + seconds
+        self.window = None
+        self._move_to(target)
+        self._nominal = target
+
+    def advance_to(self, t: float) -> None:
+        """Stand at ``t`` (no judgement window)."""
+        self.window = None
+        self._move_to(t)
+        self._nominal = t
+
+    def from_base(self, seconds: float) -> float:
+        """The moment ``seconds`` after where the scenario stands."""
+        return self._base() + seconds
+
+    def just_before(self, deadline: float, interval: float, what: str) -> None:
+        """Stand just short of ``deadline``: nothing due at it may have happened yet."""
+        margin = timing.MANUAL_MARGIN if self.clock.manual else self.latency.margin(interval)
+        self._move_to(deadline - margin)
+        self.window = timing.Window("before", deadline, deadline - margin, interval, what)
+        self._nominal = deadline
+
+    def by(self, deadline: float, interval: float, what: str) -> None:
+        """Stand at ``deadline`` + one check interval: what was due at it must have happened."""
+        at = deadline + interval
+        self._move_to(at)
+        self.window = timing.Window("by", deadline, at, interval, what)
+        self._nominal = at
+
+    def check_interval_passes(self, interval: float, what: str) -> None:
+        """Right after a ``just_before`` step the interval counts from that deadline (the check that
+        must see it); otherwise it is an ordinary interval."""
+        if self.window is not None and self.window.kind == "before":
+            self.by(self.window.deadline, interval, f"{self.window.what}, {what}")
+        else:
+            self.advance(interval)
+
+    # -- moving the clock ---------------------------------------------------------------------------
+    def _move_to(self, target: float) -> None:
         if not self.clock.manual:
             if self.heartbeat is not None:
                 self.heartbeat.wait_until(self.clock, target)
             else:
                 self.clock.advance_to(target)
+            self.latency.woke(target, time.time())
             self._raise_background_errors()
             return
+        if target < self.clock.now() - 1e-6:
+            raise AssertionError(f"the scenario cannot go back {self.clock.now() - target:.3f} s")
         while True:
             dues = [(k.due(), k) for k in list(self.kubelets.values())]
             dues = [(t, k) for t, k in dues if t is not None and t <= target + 1e-9]

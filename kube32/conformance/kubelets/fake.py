@@ -67,6 +67,7 @@ class FakeKubelet:
         self.free: dict[str, str] = {}    # allocatable with nothing running
         self.ready = "True"
         self.next_renew: float | None = None
+        self.renewed_at: float | None = None   # the renewTime this kubelet last wrote
         self.next_sync: float | None = None
         self._ips = 0
         self.lock = threading.RLock()
@@ -149,6 +150,7 @@ class FakeKubelet:
                 lease["spec"] = {**(lease.get("spec") or {}), **spec}
                 result = self.api.update(lease)
             self.next_renew = now + self.profile.lease_renew_interval
+            self.renewed_at = now
             return result
 
     # -- time -----------------------------------------------------------------------------

@@ -39,10 +39,22 @@ def named_duration_passes(k32, name):
         field = NAMED_DURATIONS[name]
     except KeyError:
         raise ValueError(f"unknown duration {name!r}; known: {', '.join(NAMED_DURATIONS)}") from None
-    k32.timeline.advance(float(getattr(k32.profile, field)))
+    seconds = float(getattr(k32.profile, field))
+    if field == "lifecycle_check_interval":
+        # right after "almost <deadline>" this is the check that must see the deadline passed
+        k32.timeline.check_interval_passes(seconds, f"the {name} passes")
+    else:
+        k32.timeline.advance(seconds)
 
 
 @when("the control plane restarts")
 def control_plane_restarts(k32):
+    """Time steps after it count from the moment the restart began (the earliest a restarted
+    control plane can start counting); on a real clock the restart's length joins the latency
+    the runner allows for."""
     k32.require("restart")
+    began = k32.timeline.now()
     k32.target.restart_control_plane()
+    k32.timeline.pin(began)
+    if not k32.manual:
+        k32.timeline.latency.woke(began, k32.timeline.now())

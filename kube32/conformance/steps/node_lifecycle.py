@@ -1,10 +1,11 @@
 """Node lifecycle steps: only the phrases the common vocabulary does not have.
 
 - nodes whose Lease declares a given duration (or none);
-- a last renewal placed between two controller checks, and durations counted in check intervals,
-  so each threshold can be tested just before and just after it on any target;
-- time measured from the NoExecute taint's timeAdded ("almost" = half a check interval short,
-  "just over" = half a check interval past);
+- deadlines judged within the bounds the document gives, on any clock phase: "almost <duration>"
+  stands just short of the deadline T (nothing may have happened yet), and the check interval
+  that follows it, like "just over N seconds old", stands at T + one check interval (it must have
+  happened) -- see ``kube32.conformance.timing``;
+- time measured from the NoExecute taint's timeAdded (whole seconds, taken as written);
 - assertions on timeAdded, on pod tolerations, on an evicted pod's status.
 
 Black-box: HTTP through ``k32.api``, the fake kubelets and the timeline only.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then, when
 
+from kube32.conformance import timing
 from kube32.conformance.errors import CapabilityMissing
 from kube32.conformance.steps._util import rows, step
 from kube32.conformance.steps.common import NAMED_DURATIONS
@@ -60,10 +62,12 @@ def node_without_lease_duration(k32, name):
 
 @when(step('node "{name}" renews its lease for the last time'))
 def renews_last_time(k32, name):
-    """One renewal now, then silence (the board goes away right after it)."""
+    """One renewal now, then silence (the board goes away right after it). Time steps after it
+    count from the renewTime written."""
     kubelet = k32.kubelet(name)
     kubelet.resume()
     kubelet.silence()
+    k32.timeline.pin(kubelet.renewed_at, origin=True)
 
 
 # -- time in check intervals -----------------------------------------------------------------
@@ -81,6 +85,16 @@ def check_intervals_pass(k32, count):
     k32.timeline.advance(float(count) * _interval(k32))
 
 
+def _almost(k32, seconds: float, what: str) -> None:
+    """Just short of ``seconds`` from where the scenario stands: the deadline is not reached."""
+    k32.timeline.just_before(k32.timeline.from_base(seconds), _interval(k32), what)
+
+
+@when(parsers.re(r"almost (?P<seconds>\d+(?:\.\d+)?) seconds pass"))
+def almost_seconds_pass(k32, seconds):
+    _almost(k32, float(seconds), f"almost {seconds} s")
+
+
 @when("the not-ready timeout passes")
 def not_ready_timeout_passes(k32):
     """The threshold for a Lease that declares no duration (--not-ready-timeout)."""
@@ -89,17 +103,64 @@ def not_ready_timeout_passes(k32):
 
 @when("almost the not-ready timeout passes")
 def almost_not_ready_timeout_passes(k32):
-    k32.timeline.advance(float(k32.profile.not_ready_timeout) - _interval(k32) / 2)
+    _almost(k32, float(k32.profile.not_ready_timeout), "almost the not-ready timeout")
 
 
 @when(parsers.re(r"almost the (?P<name>[A-Za-z ]+?) passes"))
 def almost_named_duration_passes(k32, name):
-    """The named duration less half a check interval."""
+    """Just short of the named duration."""
     try:
         field = NAMED_DURATIONS[name]
     except KeyError:
         raise ValueError(f"unknown duration {name!r}; known: {', '.join(NAMED_DURATIONS)}") from None
-    k32.timeline.advance(float(getattr(k32.profile, field)) - _interval(k32) / 2)
+    _almost(k32, float(getattr(k32.profile, field)), f"almost the {name}")
+
+
+# -- the check interval, whatever the controller's phase ------------------------------------------
+STAGGERED = "node_lifecycle.staggered"     # k32.notes key: [(node, renewTime written)]
+
+
+@when(step('nodes "{names}" renew their leases for the last time, two thirds of a check interval apart'))
+def staggered_last_renewals(k32, names):
+    """Thresholds 2/3 of a check interval apart: a controller that checks only every other interval
+    lets at least one of any three go past T + one check interval, whatever its phase (three points
+    2/3 apart never fit in one closed arc of length 1 on a circle of 2)."""
+    renewed = k32.notes.setdefault(STAGGERED, [])
+    for i, name in enumerate(n.strip() for n in names.split(",")):
+        if i:
+            k32.timeline.advance(_interval(k32) * 2 / 3)
+        kubelet = k32.kubelet(name)
+        kubelet.resume()
+        kubelet.silence()
+        renewed.append((name, kubelet.renewed_at))
+    k32.timeline.origin = renewed[0][1]
+
+
+@then("each of them turns Ready Unknown within one check interval of its own threshold, not before")
+def each_lapses_within_a_check(k32):
+    """Visits, in time order, the moment just short of each node's threshold (still Ready) and the
+    moment one check interval after it (Unknown)."""
+    interval = _interval(k32)
+    moments = []
+    for name, renewed in k32.notes.get(STAGGERED, []):
+        deadline = renewed + float(k32.kubelet(name).lease_duration)
+        moments += [(deadline - timing.MANUAL_MARGIN, "before", name), (deadline + interval, "by", name)]
+    assert moments, "no step made the nodes renew for the last time"
+    for _, kind, name in sorted(moments):
+        renewed = next(r for n, r in k32.notes[STAGGERED] if n == name)
+        deadline = renewed + float(k32.kubelet(name).lease_duration)
+        if kind == "before":
+            k32.timeline.just_before(deadline, interval, f'node "{name}" lease almost run out')
+            k32.consistently(lambda name=name: _ready_status(k32, name, "True"), f'node "{name}" still Ready')
+        else:
+            k32.timeline.by(deadline, interval, f'node "{name}" lease run out')
+            k32.eventually(lambda name=name: _ready_status(k32, name, "Unknown"), f'node "{name}" Ready Unknown')
+
+
+def _ready_status(k32, name: str, status: str) -> None:
+    conditions = (k32.api.get("Node", name).get("status") or {}).get("conditions") or []
+    got = next((c.get("status") for c in conditions if c.get("type") == "Ready"), None)
+    assert got == status, f"node {name} Ready is {got!r}"
 
 
 # -- the NoExecute taint's age -----------------------------------------------------------------
@@ -125,9 +186,17 @@ def _time_added(k32, node: str) -> float:
 
 def _advance_to(k32, at: float, what: str) -> None:
     now = k32.timeline.now()
-    if at < now - 1e-6:
+    if at < now - 1e-6 and k32.manual:
         raise AssertionError(f"{what} was {now - at:.3f} s ago already; the scenario cannot go back")
-    k32.timeline.advance(max(at - now, 0.0))
+    k32.timeline.advance_to(at)
+
+
+def _before(k32, at: float, what: str) -> None:
+    k32.timeline.just_before(at, _interval(k32), what)
+
+
+def _by(k32, at: float, what: str) -> None:
+    k32.timeline.by(at, _interval(k32), what)
 
 
 @when(step('the NoExecute taint on node "{node}" is {seconds:g} seconds old'))
@@ -138,16 +207,14 @@ def taint_old(k32, node, seconds):
 
 @when(step('the NoExecute taint on node "{node}" is almost {seconds:g} seconds old'))
 def taint_almost_old(k32, node, seconds):
-    """timeAdded + seconds - half a check interval."""
-    at = _time_added(k32, node) + float(seconds) - _interval(k32) / 2
-    _advance_to(k32, at, f"almost {seconds} s after the NoExecute taint")
+    """Just short of timeAdded + seconds."""
+    _before(k32, _time_added(k32, node) + float(seconds), f"NoExecute taint almost {seconds:g} s old")
 
 
 @when(step('the NoExecute taint on node "{node}" is just over {seconds:g} seconds old'))
 def taint_just_over(k32, node, seconds):
-    """timeAdded + seconds + half a check interval."""
-    at = _time_added(k32, node) + float(seconds) + _interval(k32) / 2
-    _advance_to(k32, at, f"just over {seconds} s after the NoExecute taint")
+    """timeAdded + seconds + one check interval: the latest moment the document allows."""
+    _by(k32, _time_added(k32, node) + float(seconds), f"NoExecute taint just over {seconds:g} s old")
 
 
 @then(step('the NoExecute taint on node "{node}" was added within the last check interval'))
@@ -330,16 +397,16 @@ def runs_with_timeouts(k32, not_ready, eviction):
 # -- real-time friendly phrasing: profile durations only, polling checks ---------------------------
 @when(step('the NoExecute taint on node "{node}" is almost as old as the default toleration'))
 def taint_almost_default(k32, node):
-    """timeAdded + default toleration - half a check interval."""
-    at = _time_added(k32, node) + float(k32.profile.default_toleration_seconds) - _interval(k32) / 2
-    _advance_to(k32, at, "almost the default toleration after the NoExecute taint")
+    """Just short of timeAdded + the default toleration."""
+    _before(k32, _time_added(k32, node) + float(k32.profile.default_toleration_seconds),
+            "NoExecute taint almost as old as the default toleration")
 
 
 @when(step('the NoExecute taint on node "{node}" is older than the default toleration'))
 def taint_older_than_default(k32, node):
-    """timeAdded + default toleration + half a check interval."""
-    at = _time_added(k32, node) + float(k32.profile.default_toleration_seconds) + _interval(k32) / 2
-    _advance_to(k32, at, "just over the default toleration after the NoExecute taint")
+    """timeAdded + the default toleration + one check interval."""
+    _by(k32, _time_added(k32, node) + float(k32.profile.default_toleration_seconds),
+        "NoExecute taint older than the default toleration")
 
 
 @then(step('pod "{name}" is evicted from node "{node}"'))

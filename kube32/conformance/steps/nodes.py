@@ -58,7 +58,10 @@ def gets_label(k32, name, label):
 
 @when(step('node "{name}" stops renewing its lease'))
 def stops_renewing(k32, name):
-    k32.kubelet(name).silence()
+    kubelet = k32.kubelet(name)
+    kubelet.silence()
+    if kubelet.renewed_at is not None:
+        k32.timeline.origin = kubelet.renewed_at     # timing verdicts count from the last renewal
 
 
 @when(step('node "{name}" renews its lease again'))

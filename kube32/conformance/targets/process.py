@@ -101,14 +101,16 @@ class ProcessTarget(HttpTarget):
     # clock jumps run every due tick before answering): nothing to wait for on a manual clock.
     manual_settle = 0.0
 
-    def __init__(self, profile: Profile, clock: str = "manual") -> None:
+    def __init__(self, profile: Profile, clock: str = "manual", clock_start: float | None = None) -> None:
         self.process = ServeProcess(profile, clock)
+        self.clock_start = clock_start        # manual clock: any epoch, fractions too (a clock phase)
         super().__init__(self.process.url, profile)
 
     def start(self) -> None:
         from kube32.conformance.targets.reference import EPOCH
 
-        self.process.start(EPOCH if self.process.clock == "manual" else None)
+        start = self.clock_start if self.clock_start is not None else EPOCH
+        self.process.start(start if self.process.clock == "manual" else None)
         super().start()
 
     def _extra_capabilities(self) -> set[str]:

@@ -1,4 +1,5 @@
-"""Target name -> driver: ``reference``, ``process``, ``http(s)://URL``, ``rig:FILE``."""
+"""Target name -> driver: ``reference``, ``process[@CLOCK_START]``, ``process:real``, ``http(s)://URL``,
+``rig:FILE``."""
 
 from __future__ import annotations
 
@@ -16,10 +17,17 @@ def create(spec: str, profile: Profile, token: str | None = None, clock: str = "
         from kube32.conformance.targets.reference import ReferenceTarget
 
         return ReferenceTarget(profile)
-    if spec in ("process", "process:manual", "process:real"):
+    name, _, start = spec.partition("@")
+    if name in ("process", "process:manual", "process:real"):
         from kube32.conformance.targets.process import ProcessTarget
 
-        return ProcessTarget(profile, clock="real" if spec.endswith(":real") else "manual")
+        try:
+            clock_start = float(start) if start else None
+        except ValueError:
+            raise ValueError(f"{spec!r}: the manual clock start after @ is epoch seconds, e.g. "
+                             "process@1767225600.3") from None
+        return ProcessTarget(profile, clock="real" if name.endswith(":real") else "manual",
+                             clock_start=clock_start)
     if spec.startswith(("http://", "https://")):
         from kube32.conformance.targets.http import HttpTarget
 

@@ -129,8 +129,7 @@ Feature: Default NoExecute tolerations, and the pods eviction leaves alone
       Given a DaemonSet "agent" whose pods tolerate "node.kubernetes.io/unreachable:NoExecute" for 0 seconds
       And the DaemonSet "agent" pods are running and ready
       And pod "web" is running on node "node-a"
-      When half a check interval passes
-      And node "node-a" renews its lease for the last time
+      When node "node-a" renews its lease for the last time
       And the lease duration passes
       And the NoExecute delay passes
       And the lifecycle check interval passes
@@ -146,8 +145,7 @@ Feature: Default NoExecute tolerations, and the pods eviction leaves alone
       Given the DaemonSet "agent" is created
       And the DaemonSet "agent" pods are running and ready
       And pod "web" is running on node "node-a"
-      When half a check interval passes
-      And node "node-a" renews its lease for the last time
+      When node "node-a" renews its lease for the last time
       And the lease duration passes
       And the NoExecute delay passes
       And the lifecycle check interval passes

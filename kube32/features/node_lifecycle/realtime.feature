@@ -2,8 +2,9 @@
 Feature: Eviction in real time
   The same eviction rules, said only through the profile's durations and checked only with
   polling steps, so they also hold against a target on a real clock started with short timeouts
-  (see tests/conformance/test_realtime_http.py). "almost as old as" is half a check interval
-  short of the default toleration, "older than" half a check interval past it.
+  (see tests/conformance/test_realtime_http.py). "almost as old as" stands just short of
+  timeAdded + the default toleration, "older than" one check interval past it; on a real clock
+  the runner adds the latency it measured (see docs/DEVELOPING.md, "Timing verdicts").
 
   Background:
     Given a kube32 control plane

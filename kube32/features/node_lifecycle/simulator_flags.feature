@@ -20,9 +20,8 @@ Feature: The simulator's --not-ready-timeout and --eviction-timeout
         | key                            | operator | effect    | tolerationSeconds |
         | node.kubernetes.io/not-ready   | Exists   | NoExecute | 20                |
         | node.kubernetes.io/unreachable | Exists   | NoExecute | 20                |
-      When half a check interval passes
-      And node "node-b" renews its lease for the last time
-      And 6 seconds pass
+      When node "node-b" renews its lease for the last time
+      And almost 6 seconds pass
       # an ignored flag leaves the 15 s default: still Ready long after this
       Then node "node-b" is Ready
       When the lifecycle check interval passes
@@ -31,9 +30,8 @@ Feature: The simulator's --not-ready-timeout and --eviction-timeout
     Scenario: NoExecute 6 s after Unknown, eviction 20 s after that
       Given a Ready node "node-b" whose lease declares no duration
       And pod "web" is running on node "node-b"
-      When half a check interval passes
-      And node "node-b" renews its lease for the last time
-      And 12 seconds pass
+      When node "node-b" renews its lease for the last time
+      And almost 12 seconds pass
       # the default 15 s NoExecute delay would leave none until 21 s
       Then node "node-b" has no taint "node.kubernetes.io/unreachable:NoExecute"
       And node "node-b" has taint "node.kubernetes.io/unreachable:NoSchedule"
@@ -50,9 +48,8 @@ Feature: The simulator's --not-ready-timeout and --eviction-timeout
       Given these Ready nodes:
         | name   | memory |
         | node-a | 200Ki  |
-      When half a check interval passes
-      And node "node-a" renews its lease for the last time
-      And the lease duration passes
+      When node "node-a" renews its lease for the last time
+      And almost the lease duration passes
       Then node "node-a" is Ready
       When the lifecycle check interval passes
       Then node "node-a" has condition "Ready" "Unknown" with reason "NodeStatusUnknown"

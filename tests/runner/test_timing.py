@@ -1,0 +1,120 @@
+"""Timing verdicts: deadlines judged within the document's bounds on any clock phase.
+
+Unit part: the timeline's windows and the real-clock judge with a scripted check. End to end: the
+node-lifecycle area against a `serve` process whose manual clock starts 0.77 s off a whole second
+(the whole suite at several phases and check intervals runs in `tox -e phases`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kube32.conformance import timing
+from kube32.conformance.context import ScenarioContext
+from kube32.conformance.timeline import Timeline
+from tests.conftest import FEATURES, run_features
+
+
+class FakeManualClock:
+    manual = True
+
+    def __init__(self, start: float) -> None:
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def advance_to(self, t: float) -> None:
+        self.t = max(self.t, t)
+
+
+class RealClock:
+    manual = False
+
+    def now(self) -> float:
+        return time.time()
+
+    def advance_to(self, t: float) -> None:
+        time.sleep(max(0.0, t - time.time()))
+
+
+def test_just_before_then_the_check_interval_lands_one_interval_past_the_deadline():
+    timeline = Timeline(FakeManualClock(100.3), {})
+    timeline.pin(100.3)
+    timeline.just_before(timeline.from_base(15.0), 0.5, "almost the lease duration")
+    assert timeline.now() == pytest.approx(115.3 - timing.MANUAL_MARGIN)
+    assert (timeline.window.kind, timeline.window.deadline) == ("before", pytest.approx(115.3))
+    timeline.check_interval_passes(0.5, "the lifecycle check interval passes")
+    assert timeline.now() == pytest.approx(115.8)
+    assert timeline.window.kind == "by"
+    timeline.advance(15.0)                 # chains on from where the last step meant to stand
+    assert timeline.now() == pytest.approx(130.8) and timeline.window is None
+
+
+def _context(clock) -> ScenarioContext:
+    ctx = ScenarioContext.__new__(ScenarioContext)
+    ctx.target = type("T", (), {"clock": clock, "profile": None})()
+    ctx.timeline = Timeline(clock, {})
+    ctx.timings = []
+    return ctx
+
+
+def test_real_clock_before_a_deadline_that_has_passed_is_the_runners_problem():
+    ctx = _context(RealClock())
+    ctx.timeline.window = timing.Window("before", time.time() - 1.0, time.time() - 1.1, 0.5, "almost T")
+    with pytest.raises(timing.RunnerTooLate):
+        ctx.consistently(lambda: None, "pod still runs")
+    assert ctx.timings[-1]["verdict"] == "error"
+
+
+def test_real_clock_by_fails_only_on_a_look_sent_after_the_allowance():
+    ctx = _context(RealClock())
+    ctx.timeline.close()
+    now = time.time()
+    ctx.timeline.window = timing.Window("by", now - 0.5, now, 0.5, "just over T")
+    looks: list[float] = []
+
+    def never():
+        looks.append(time.time())
+        raise AssertionError("still bound")
+
+    with pytest.raises(AssertionError, match="still bound"):
+        ctx.eventually(never, "pod evicted")
+    record = ctx.timings[-1]
+    assert record["verdict"] == "failed" and record["kind"] == "by"
+    assert looks[-1] >= now + record["allowance"]
+
+
+def test_real_clock_by_passes_when_the_change_shows_within_the_allowance():
+    ctx = _context(RealClock())
+    ctx.timeline.close()
+    now = time.time()
+    ctx.timeline.window = timing.Window("by", now - 0.5, now, 0.5, "just over T")
+    appears = now + timing.ALLOWANCE_FLOOR / 2
+
+    def soon():
+        assert time.time() >= appears, "still bound"
+
+    ctx.eventually(soon, "pod evicted")
+    assert ctx.timings[-1]["verdict"] == "passed"
+    assert "measured latency" in timing.describe(ctx.timings[-1])
+
+
+PHASE_CLAUSES = ("NODE-CHECK-INTERVAL", "NODE-NOTREADY-AT-LEASE-DURATION", "NODE-EVICT-AT-TOLERATION-EXPIRY",
+                 "NODE-EVICT-COUNTS-FROM-TIMEADDED")
+
+
+def test_deadlines_hold_at_a_clock_phase(pytester, monkeypatch, tmp_path):
+    """The reference's controller checks fall 0.77 s off whole seconds: no clause may care. (The
+    whole suite at several phases and check intervals: ``tox -e phases``.)"""
+    monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
+    result, doc = run_features(pytester, tmp_path / "report", "--target", "process@1767225600.77",
+                               *(f"--clause={c}" for c in PHASE_CLAUSES))
+    ran = [s for row in doc["clauses"] for s in row["scenarios"]]
+    bad = [(s["name"], s["status"], s.get("message")) for s in ran if s["status"] not in ("passed", "disabled")]
+    assert ran and not bad, bad
+    timed = [t for s in ran for t in s.get("timing", [])]
+    assert {t["kind"] for t in timed} == {"not-before", "by"}
+    assert result.ret == 0
