@@ -155,7 +155,8 @@ class Collector:
                 "scenarios": [{"name": r.name, "feature": r.feature, "line": r.line, "nodeid": r.nodeid,
                                "status": r.status, "duration": r.duration,
                                **({"message": r.message} if r.message else {}),
-                               **({"logs": log_paths(r)} if r.logs else {})}
+                               **({"logs": log_paths(r)} if r.logs else {}),
+                               **({"timing": r.timing} if r.timing else {})}
                               for r in runs],
             })
         return out
