@@ -89,6 +89,8 @@ def test_every_cucumber_scenario_carries_its_clause_tags(cucumber, failing_run):
             assert area_tags <= tags                                          # Feature tags propagate
             seen += 1
     assert seen == sum(doc["summary"]["scenarios"].values())
+    ids = [e["id"] for f in cucumber for e in f["elements"]]
+    assert len(ids) == len(set(ids))
     # the eviction clause's tag sits on a Rule: block in the feature file, never on the scenarios
     evict = next(f for f in cucumber if f["uri"] == "node_lifecycle/eviction.feature")
     assert all("@clause-NODE-EVICT-AT-TOLERATION-EXPIRY" in {t["name"] for t in e["tags"]}

@@ -41,7 +41,9 @@ def _step(step: dict, error: str) -> dict:
 def _element(result, feature_id: str) -> dict:
     g = result.gherkin
     error = text.plain(explain.as_text(result)) or result.message or result.status
-    element = {"id": f"{feature_id};{_slug(result.name)}", "keyword": g.get("keyword", "Scenario"),
+    example = result.nodeid.partition("[")[2].rstrip("]")     # a Scenario Outline's example row
+    element = {"id": f"{feature_id};{_slug(result.name)}" + (f";{_slug(example)}" if example else ""),
+               "keyword": g.get("keyword", "Scenario"),
                "type": "scenario", "name": result.name, "line": result.line,
                "description": g.get("description", ""), "tags": _tags(result.tags),
                "steps": [_step(s, error) for s in result.steps]}
