@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-FAULTS = ("sched-tie-break-descending", "evict-one-check-late")
+FAULTS = ("sched-tie-break-descending", "evict-two-checks-late")
 CLAUSES = ("SCHED-TIE-BREAK", "SCHED-BIND-ON-CREATE", "NODE-EVICT-AT-TOLERATION-EXPIRY", "KUBELET-LEASE-RENEWAL")
 REPO = Path(__file__).resolve().parents[2]
 

@@ -94,11 +94,15 @@ def test_no_escape_codes_on_the_page(page, failing_run):
 
 def test_timeline_draws_the_eviction_scenario(page, failing_run):
     page.goto((failing_run / "index.html").as_uri() + "#" + EVICTION)
-    picture = page.locator(f"#{EVICTION} .timeline svg")
-    assert picture.is_visible()
-    labels = picture.evaluate("svg => Array.from(svg.querySelectorAll('text')).map(t => t.textContent.trim())")
+    pictures = page.locator(f"#{EVICTION} .timeline svg")
+    assert pictures.count() == 2                      # the whole scenario, and a close-up of the deadline
+    assert pictures.first.is_visible()
+    labels = pictures.first.evaluate("svg => Array.from(svg.querySelectorAll('text')).map(t => t.textContent.trim())")
     assert "node node-a" in labels and "pod web" in labels
     assert any("NoExecute" in t for t in labels)
+    close_up = pictures.nth(1).evaluate("svg => Array.from(svg.querySelectorAll('text, title')).map(t => t.textContent.trim())")
+    assert "expected +330 s" in close_up              # the default toleration's deadline, as a mark
+    assert any("looked at +330.5 s, failed" in t for t in close_up)   # the eviction the fault delayed
     shots = os.environ.get("KUBE32_SCREENSHOTS")
     if shots:
         page.locator(f"#{EVICTION} .timeline").screenshot(path=str(Path(shots) / "timeline.png"))

@@ -38,8 +38,8 @@ def _scenario_view(result) -> dict:
     return {"r": result, "anchor": anchor(result), "explanation": explain.parts(result),
             "log_paths": log_paths(result),
             "failing": explain.failing_step(result),
-            "picture": timelines.build(result.observations, result.timing, result.steps)
-            if result.observations or result.timing else None}
+            "pictures": timelines.pictures(result.observations, result.timing, result.steps)
+            if result.observations or result.timing else []}
 
 
 def _area_bars(rows: list[dict]) -> list[dict]:

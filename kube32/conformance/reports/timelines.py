@@ -17,6 +17,7 @@ RIGHT = 24
 LANE = 26
 AXIS = 34
 TOP = 8
+MARKS_ROW = 26       # below the lanes: where the runner looked (dots) and the deadlines' labels
 READY_COLOURS = {"True": "#2e7d32", "False": "#c62828", "Unknown": "#9e9e9e"}
 VERDICT_COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "error": "#ef6c00"}
 TICK_STEPS = (0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 3600)
@@ -48,6 +49,7 @@ class Mark:
     colour: str
     dashed: bool
     title: str
+    left: bool = False       # label to the left of the line (near the right edge)
 
 
 @dataclasses.dataclass
@@ -73,12 +75,48 @@ def _tick_step(span: float) -> float:
 
 
 def _fmt(seconds: float) -> str:
-    return f"{seconds:.0f} s" if abs(seconds - round(seconds)) < 1e-6 or seconds >= 10 else f"{seconds:.1f} s"
+    """Whole seconds when whole, else to the tenth (a check interval is 0.5 s or more)."""
+    return f"{seconds:.0f} s" if abs(seconds - round(seconds)) < 0.05 else f"{seconds:.1f} s"
 
 
-def build(observations: dict | None, timing: list[dict] | None = None, steps: list[dict] | None = None
-          ) -> Picture | None:
-    """The picture, or None when there is nothing worth drawing (no node, no pod, no timing)."""
+def pictures(observations: dict | None, timing: list[dict] | None = None, steps: list[dict] | None = None
+             ) -> list[tuple[str, Picture]]:
+    """(caption, picture) pairs: the whole scenario, and a close-up around its deadlines when at the
+    whole scenario's scale their windows would be a few pixels wide."""
+    whole = build(observations, timing, steps)
+    if whole is None:
+        return []
+    out = [("the whole scenario", whole)]
+    focus = _focus(observations or {}, timing or [])
+    if focus is not None and (focus[1] - focus[0]) * 8 < whole.span:
+        close = build(observations, timing, steps, focus=focus)
+        if close is not None:
+            out.append((f"around the deadline{'s' if len(timing or []) > 1 else ''}", close))
+    return out
+
+
+def _focus(obs: dict, timing: list[dict]) -> tuple[float, float] | None:
+    """The stretch of target time the timing verdicts are about, with some room either side."""
+    origin = float(obs.get("origin", obs.get("t0", 0.0)))
+    moments = []
+    for entry in timing:
+        moments += [origin + v for v in entry.get("allowed") or ()]
+        for key in ("deadline", "observed"):
+            if entry.get(key) is not None:
+                moments.append(origin + entry[key])
+        if entry.get("allowed") and entry.get("kind") == "by":
+            moments.append(origin + entry["allowed"][1] + entry.get("allowance", 0.0))
+    if not moments:
+        return None
+    low, high = min(moments), max(moments)
+    pad = max(2.0, (high - low) * 0.6)
+    return low - pad, high + pad
+
+
+def build(observations: dict | None, timing: list[dict] | None = None, steps: list[dict] | None = None,
+          focus: tuple[float, float] | None = None) -> Picture | None:
+    """The picture, or None when there is nothing worth drawing (no node, no pod, no timing);
+    ``focus`` narrows the x axis to that stretch of target time."""
     obs = observations or {}
     nodes, pods, timing = obs.get("nodes") or {}, obs.get("pods") or {}, timing or []
     if not (nodes or pods or timing):
@@ -99,10 +137,15 @@ def build(observations: dict | None, timing: list[dict] | None = None, steps: li
     end = max(moments)
     start = min([t0, *moments])
     span = max(end - start, 1.0) * 1.03
+    if focus is not None:
+        start, span = focus[0], focus[1] - focus[0]
     plot = WIDTH - LABEL - RIGHT
 
     def x(t: float) -> float:
-        return round(LABEL + (t - start) / span * plot, 1)
+        return round(min(max(LABEL + (t - start) / span * plot, LABEL - 2), LABEL + plot + 2), 1)
+
+    def inside(t: float) -> bool:
+        return start <= t <= start + span
 
     lanes: list[Lane] = []
     y = TOP
@@ -116,7 +159,7 @@ def build(observations: dict | None, timing: list[dict] | None = None, steps: li
                                  READY_COLOURS.get(change["status"], "#9e9e9e"), f"Ready={change['status']}",
                                  f"Ready {change['status']} ({change.get('reason', '')}) at "
                                  f"+{_fmt(change['at'] - t0)}"))
-        lane.ticks = [(x(t), f"lease renewed at +{_fmt(t - t0)}") for t in entry["renewals"]]
+        lane.ticks = [(x(t), f"lease renewed at +{_fmt(t - t0)}") for t in entry["renewals"] if inside(t)]
         lanes.append(lane)
         y += LANE
         for taint in entry["taints"]:
@@ -128,7 +171,8 @@ def build(observations: dict | None, timing: list[dict] | None = None, steps: li
                                    f"{short}:{taint['effect']} from +{_fmt(added - t0)}",
                                    f"{taint['key']}:{taint['effect']} timeAdded +{_fmt(added - t0)}"
                                    + (f", removed by +{_fmt(until - t0)}" if taint["gone"] else "")))
-            t_lane.diamonds.append((x(added), f"timeAdded +{_fmt(added - t0)}"))
+            if inside(added):
+                t_lane.diamonds.append((x(added), f"timeAdded +{_fmt(added - t0)}"))
             lanes.append(t_lane)
             y += LANE
     for name in sorted(pods):
@@ -146,26 +190,31 @@ def build(observations: dict | None, timing: list[dict] | None = None, steps: li
                                      f"not bound ({state['phase'] or 'no phase'}) from {when}", dashed=True))
         lanes.append(lane)
         y += LANE
-    plot_top, plot_bottom = TOP - 4, max(y, TOP + LANE)
-    marks, bands, dots = [], [], []
+    lanes_end = max(y, TOP + LANE)
+    plot_top, plot_bottom = TOP - 4, lanes_end + (MARKS_ROW if timing else 0)
+    marks, bands, dots, seen_deadlines = [], [], [], set()
     for entry in timing:
         label = entry.get("step", "")
         if entry.get("allowed"):
             low, high = (origin + v for v in entry["allowed"])
             high += entry.get("allowance", 0.0) if entry.get("kind") == "by" else 0.0
-            bands.append((x(low), max(x(high) - x(low), 2.0), f"allowed +{_fmt(low - t0)} to +{_fmt(high - t0)}"))
-        if entry.get("deadline") is not None:
+            bands.append((x(low), max(x(high) - x(low), 2.0),
+                          f"{label}: allowed from +{_fmt(low - t0)} to +{_fmt(high - t0)}"
+                          + (f" (incl. {entry['allowance']:g} s measured latency)" if entry.get("allowance") else "")))
+        if entry.get("deadline") is not None and round(entry["deadline"], 3) not in seen_deadlines:
+            seen_deadlines.add(round(entry["deadline"], 3))
             at = origin + entry["deadline"]
-            marks.append(Mark(x(at), f"expected {_fmt(at - t0)}", "#c62828", True,
-                              f"{label}: the document's moment, +{_fmt(at - t0)}"))
+            marks.append(Mark(x(at), f"expected +{_fmt(at - t0)}", "#c62828", True,
+                              f"{label}: the document's moment, +{_fmt(at - t0)}", x(at) > LABEL + plot * 0.75))
         if entry.get("observed") is not None:
             at = origin + entry["observed"]
             colour = VERDICT_COLOURS.get(entry.get("verdict", ""), "#000")
-            dots.append((x(at), plot_bottom - 6, colour,
-                         f"{label}: observed at +{_fmt(at - t0)} ({entry.get('verdict', '')})"))
+            dots.append((x(at), lanes_end + 6, colour,
+                         f"{label}: looked at +{_fmt(at - t0)}, {entry.get('verdict', '')}"
+                         + (f" ({entry['detail'].splitlines()[0]})" if entry.get("detail") else "")))
     step_marks, last_label = [], -1e9
     for i, s in enumerate(steps or ()):
-        if s.get("clock") is None:
+        if s.get("clock") is None or not inside(s["clock"]):
             continue
         at = x(s["clock"])
         number = str(i + 1) if at - last_label >= 14 else ""    # numbers that would overlap stay unnamed
