@@ -24,7 +24,8 @@ COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "error": "#ef6c00", "deviat
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("kube32.conformance.reports", "templates"),
                           autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
                           trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-_ENV.globals.update(COLOURS=COLOURS, STATUS_ORDER=STATUS_ORDER)
+FOLDED_PARTS = ("objects", "events")      # long explanation parts start folded
+_ENV.globals.update(COLOURS=COLOURS, STATUS_ORDER=STATUS_ORDER, FOLDED_PARTS=FOLDED_PARTS)
 
 
 def anchor(result) -> str:
