@@ -103,6 +103,7 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         crash_grace: float = CRASH_GRACE,
         max_buffer: int = MAX_BUFFER,
         decoder=None,
+        power=None,
     ) -> None:
         self.name = name
         self.port = SerialPort(url, baud)
@@ -121,6 +122,7 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
         self.dropped_lines = 0
         self.dropped_bytes = 0
         self.decoder = decoder   # a BacktraceDecoder (``decode.py``) or None
+        self.power = power       # a switch with on/off/cycle (a labgrid place's power) or None: RTS/DTR
         self._cursor = 0
         self._crashes: list[CrashRecord] = []
         self._reported = 0
@@ -444,7 +446,14 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
     # --- reset control (esptool HardReset; RTS -> EN, DTR -> IO0) ------------------------------
 
     def reset(self, pulse: float = RESET_PULSE) -> None:
-        """Pulse EN low (RTS asserted) for ``pulse`` seconds: the board reboots normally."""
+        """Pulse EN low (RTS asserted) for ``pulse`` seconds: the board reboots normally.
+        With a power switch (labgrid), a power cycle instead."""
+        if self.power is not None:
+            with self._ctl:
+                self._expect_reset()
+                self.power.cycle()
+                self.held = False
+            return
         ser = self._reset_port()
         with self._ctl:
             self._expect_reset()
@@ -454,14 +463,26 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             self.held = False
 
     def hold(self) -> None:
-        """Hold EN low (DTR off, RTS on) with the port kept open: the board is off until ``release``."""
+        """Hold EN low (DTR off, RTS on) with the port kept open: the board is off until ``release``.
+        With a power switch (labgrid), power off instead."""
+        if self.power is not None:
+            with self._ctl:
+                self.power.off()
+                self.held = True
+            return
         ser = self._reset_port()
         with self._ctl:
             self._set_lines(ser, dtr=False, rts=True)
             self.held = True
 
     def release(self) -> None:
-        """Let EN rise again: the board boots normally (IO0 high)."""
+        """Let EN rise again: the board boots normally (IO0 high). With a power switch, power on."""
+        if self.power is not None:
+            with self._ctl:
+                self._expect_reset()
+                self.power.on()
+                self.held = False
+            return
         ser = self._reset_port()
         with self._ctl:
             self._expect_reset()

@@ -55,3 +55,4 @@ class BoardSpec:
     api_url_pattern: str | None = None
     elf: str | None = None               # the firmware's ELF, for backtrace decoding
     toolchain_prefix: str = "xtensa-esp32-elf-"
+    labgrid: tuple[str, str, str | None, str | None] | None = None   # coordinator, place, resource, power

@@ -8,6 +8,7 @@ every board, wait for the control plane's API URL and every kubelet's ready line
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -16,7 +17,8 @@ from pathlib import Path
 from .board_console import BoardConsole, Mark
 from .decode import BacktraceDecoder
 from .errors import BoardCrashed, HarnessError, StateError
-from .resources import BoardSpec
+from .lab import LabgridPlace, LabgridPower, PlaceRef, coordinator_address
+from .resources import BoardSpec, SerialPort
 from .rig_file import RigFile, load_rig
 
 
@@ -36,6 +38,49 @@ class Rig:
         """``elves`` (board -> ELF path) and ``toolchain_prefix`` add to / override the rig file's."""
         self.rig_file = rig_file
         self.specs: dict[str, BoardSpec] = {s.name: s for s in rig_file.board_specs()}
+        self.profile = rig_file.profile
+        self.timeouts = rig_file.timeouts
+        self.places: dict[PlaceRef, LabgridPlace] = {}
+        try:
+            powers = self._reach_labgrid_places()
+            self._build(log_dir, elves, toolchain_prefix, powers)
+        except BaseException:
+            self.release_places()
+            raise
+        self.api_url: str | None = None
+        self.boot_reasons: dict[str, str] = {}
+        self.failed: dict[str, HarnessError] = {}
+
+    def _reach_labgrid_places(self) -> dict[str, LabgridPower]:
+        """Acquire the labgrid places of the rig file; boards get their ports (and power) from them."""
+        powers: dict[str, LabgridPower] = {}
+        for name, spec in list(self.specs.items()):
+            if spec.labgrid is None:
+                continue
+            coordinator, place_name, resource, power = spec.labgrid
+            ref = PlaceRef(coordinator_address(coordinator), place_name)
+            if ref not in self.places:
+                self.places[ref] = LabgridPlace(ref).acquire()
+            place = self.places[ref]
+            self.specs[name] = dataclasses.replace(spec, port=SerialPort(place.serial_url(resource, name),
+                                                                          spec.port.baud))
+            power_name = place.power_name(power, name)
+            if power_name:
+                powers[name] = LabgridPower(place, power_name)
+        return powers
+
+    def release_places(self) -> None:
+        """Give back every labgrid place this rig acquired (each one tried; the first problem raised)."""
+        problems = []
+        for place in self.places.values():
+            try:
+                place.release()
+            except HarnessError as exc:
+                problems.append(exc)
+        if problems:
+            raise problems[0]
+
+    def _build(self, log_dir, elves, toolchain_prefix, powers) -> None:
         unknown = sorted(set(elves or {}) - set(self.specs))
         if unknown:
             raise HarnessError(f"--elf names no board of the rig: {', '.join(unknown)} "
@@ -46,8 +91,6 @@ class Rig:
             if elf:
                 prefix = spec.toolchain_prefix if toolchain_prefix is None else toolchain_prefix
                 decoders[name] = BacktraceDecoder(elf, prefix)
-        self.profile = rig_file.profile
-        self.timeouts = rig_file.timeouts
         self.consoles: dict[str, BoardConsole] = {
             s.name: BoardConsole(
                 s.name,
@@ -56,12 +99,10 @@ class Rig:
                 reset=s.reset,
                 log_path=Path(log_dir) / f"{s.name}.log" if log_dir else None,
                 decoder=decoders.get(s.name),
+                power=powers.get(s.name),
             )
             for s in self.specs.values()
         }
-        self.api_url: str | None = None
-        self.boot_reasons: dict[str, str] = {}
-        self.failed: dict[str, HarnessError] = {}
 
     @classmethod
     def open(cls, path: str | Path, *, log_dir: str | Path | None = None, **kwargs) -> Rig:
@@ -84,8 +125,11 @@ class Rig:
         return rig.rig_file
 
     def close(self) -> None:
-        for console in self.consoles.values():
-            console.close()
+        try:
+            for console in getattr(self, "consoles", {}).values():
+                console.close()
+        finally:
+            self.release_places()
 
     def __enter__(self) -> Rig:
         return self

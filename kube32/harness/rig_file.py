@@ -18,6 +18,10 @@
         node_name: node-a
         kubelet_ready: 'kubelet: kubelet ready'
 
+A board may instead live in a labgrid place (labgrid >= 24): ``labgrid: {coordinator: HOST:PORT,
+place: NAME}`` for the whole rig or per board, ``resource:`` / ``power:`` per board when the place
+has several; then it has no ``url`` (the place's NetworkSerialPort is used).
+
 Errors name the field path: ``boards.node-a.role: must be one of control-plane, node``.
 """
 
@@ -65,8 +69,17 @@ class ApiUrl(Strict):
         return self
 
 
+class Labgrid(Strict):
+    """A labgrid place (rig-wide or per board): the board's port and power come from its resources."""
+
+    coordinator: str | None = None     # HOST:PORT of the labgrid coordinator (gRPC, labgrid >= 24)
+    place: str | None = None
+    resource: str | None = None        # the place's NetworkSerialPort for this board (per board)
+    power: str | None = None           # the place's power resource for this board (per board)
+
+
 class BoardEntry(Strict):
-    url: str = Field(min_length=1)
+    url: str | None = Field(default=None, min_length=1)   # or a labgrid place's NetworkSerialPort
     baud: int = Field(default=DEFAULT_BAUD, gt=0)
     role: Literal["control-plane", "node"]
     node_name: str | None = None
@@ -76,6 +89,7 @@ class BoardEntry(Strict):
     reset: Literal["rts", "none"] = "rts"
     elf: str | None = None                       # firmware ELF: backtraces decoded with addr2line
     toolchain_prefix: str = "xtensa-esp32-elf-"  # riscv32-esp-elf- for C3/C6/H2; "" = host addr2line
+    labgrid: Labgrid | None = None
 
     _re = field_validator("booted", "kubelet_ready")(classmethod(lambda cls, v: v if v is None else _regex(v)))
 
@@ -102,6 +116,7 @@ class Timeouts(Strict):
 
 
 class RigFile(Strict):
+    labgrid: Labgrid | None = None     # {coordinator: HOST:PORT, place: NAME} for every board
     profile: Literal["hardware", "simulator"] = "hardware"
     profile_set: dict[str, float] = {}
     timeouts: Timeouts = Timeouts()
@@ -135,13 +150,44 @@ class RigFile(Strict):
             raise ValueError(f"node_name used by more than one board: {', '.join(dupes)}")
         return boards
 
+    @model_validator(mode="after")
+    def _ports(self) -> RigFile:
+        rig = self.labgrid
+        if rig is not None and (rig.resource or rig.power):
+            raise ValueError("labgrid: resource and power name one board's resources; give them per board")
+        # these problems name their field themselves (the check spans the rig and its boards)
+        for name, b in self.boards.items():
+            lg = self.labgrid_of(name)
+            if b.url and b.labgrid:
+                raise ValueError(f"boards.{name}: give url or labgrid, not both")
+            if b.url is None and lg is None:
+                raise ValueError(f"boards.{name}.url: required (a pyserial URL), unless the board or the rig "
+                                 "names a labgrid place (labgrid: {coordinator: HOST:PORT, place: NAME})")
+            if lg is not None and (not lg.coordinator or not lg.place):
+                raise ValueError(f"boards.{name}.labgrid: needs coordinator and place (per board or for the "
+                                 "whole rig)")
+        return self
+
+    def labgrid_of(self, board: str) -> Labgrid | None:
+        """The board's effective labgrid place (its own fields over the rig's), None for a plain port."""
+        b = self.boards[board]
+        if b.url:
+            return None
+        rig, own = self.labgrid, b.labgrid
+        if rig is None and own is None:
+            return None
+        merged = {**(rig.model_dump(exclude_none=True) if rig else {}),
+                  **(own.model_dump(exclude_none=True) if own else {})}
+        return Labgrid(**merged)
+
     def board_specs(self) -> list[BoardSpec]:
         out = []
         for name, b in self.boards.items():
+            lg = self.labgrid_of(name)
             out.append(
                 BoardSpec(
                     name=name,
-                    port=SerialPort(b.url, b.baud),
+                    port=SerialPort(b.url or f"labgrid://{lg.place}/{lg.resource or name}", b.baud),
                     role=b.role,
                     reset=b.reset,
                     node_name=b.node_name,
@@ -151,9 +197,16 @@ class RigFile(Strict):
                     api_url_pattern=b.api_url.pattern if b.api_url else None,
                     elf=b.elf,
                     toolchain_prefix=b.toolchain_prefix,
+                    labgrid=(lg.coordinator, lg.place, lg.resource, lg.power) if lg else None,
                 )
             )
         return out
+
+
+def _problems(exc: ValidationError) -> list[str]:
+    """Field problems; a rig-wide check that names its field itself loses the "(top level)" prefix."""
+    return [p.removeprefix("(top level): ") if p.startswith(("(top level): boards.", "(top level): labgrid"))
+            else p for p in problems(exc)]
 
 
 def parse_rig(data: object, source: str = "<rig>") -> RigFile:
@@ -163,7 +216,7 @@ def parse_rig(data: object, source: str = "<rig>") -> RigFile:
     try:
         return RigFile.model_validate(data)
     except ValidationError as exc:
-        raise RigFileError(source, problems(exc)) from None
+        raise RigFileError(source, _problems(exc)) from None
 
 
 def load_rig(path: str | Path) -> RigFile:

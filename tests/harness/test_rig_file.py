@@ -47,6 +47,11 @@ def test_valid_file_gets_defaults(tmp_path):
         ({**rig(), "timeouts": {"boot": 5, "ready": 5, "flash": 1}}, "timeouts.flash: unknown key"),
         ({**rig(), "board": {}}, "board: unknown key"),
         (rig(**{"node-b": {**NODE}}), "node_name used by more than one board: node-a"),
+        (rig(**{"node-a": {**NODE, "labgrid": {"place": "p"}}}), "boards.node-a: give url or labgrid, not both"),
+        ({"labgrid": {"place": "p"}, "boards": {"cp": {k: v for k, v in CP.items() if k != "url"}}},
+         "boards.cp.labgrid: needs coordinator and place"),
+        ({"labgrid": {"coordinator": "h:1", "place": "p", "resource": "x"}, "boards": {"cp": CP}},
+         "labgrid: resource and power name one board's resources"),
         (["not", "a", "mapping"], "(top level): expected a mapping"),
     ],
 )
@@ -55,6 +60,17 @@ def test_errors_name_the_field(doc, problem):
         parse_rig(doc, "rig.yaml")
     assert any(p.startswith(problem) or problem in p for p in info.value.problems), info.value.problems
     assert "rig.yaml" in str(info.value)
+
+
+def test_labgrid_places_per_rig_and_per_board_merge():
+    doc = {"labgrid": {"coordinator": "lab:20408", "place": "bench-1"},
+           "boards": {"cp": {**{k: v for k, v in CP.items() if k != "url"}, "labgrid": {"resource": "cp-uart"}},
+                      "node-a": {**{k: v for k, v in NODE.items() if k != "url"}, "labgrid": {"place": "node-a"}},
+                      "node-b": {**NODE, "url": "/dev/ttyUSB2", "node_name": "node-b"}}}
+    specs = {s.name: s for s in parse_rig(doc).board_specs()}
+    assert specs["cp"].labgrid == ("lab:20408", "bench-1", "cp-uart", None)
+    assert specs["node-a"].labgrid == ("lab:20408", "node-a", None, None)
+    assert specs["node-b"].labgrid is None and specs["node-b"].port.url == "/dev/ttyUSB2"
 
 
 def test_unreadable_and_bad_yaml(tmp_path):

@@ -1,0 +1,124 @@
+"""A real labgrid lab on 127.0.0.1 for the tests: ``labgrid-coordinator`` + ``labgrid-exporter``.
+
+``Lab(workdir)`` starts the coordinator (gRPC, on a free port) and, per ``add_rig(name, vrig)``, exports
+the virtual rig's RFC2217 ports as ``NetworkSerialPort`` resources (group = place name, resource =
+board name) and creates a place of that name matching them, as a lab admin would with
+``labgrid-client create`` / ``add-match``. ``rig_file(name, vrig)`` writes the rig file that reaches the
+boards through the place instead of through URLs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+EXPORTER = "k32-exporter"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.coordinator = f"127.0.0.1:{free_port()}"
+        self.procs: list[subprocess.Popen] = []
+        self.exports: dict[str, dict] = {}
+        self.env = {**os.environ, "LG_COORDINATOR": self.coordinator}
+
+    def _spawn(self, *args: str, log: str) -> subprocess.Popen:
+        out = open(self.workdir / log, "w")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen([sys.executable, "-m", *args], cwd=self.workdir, stdout=out,
+                                stderr=subprocess.STDOUT, env=self.env)
+        self.procs.append(proc)
+        return proc
+
+    def start(self, rigs: dict[str, object]) -> Lab:
+        """Coordinator, one exporter for every rig's boards, one place per rig."""
+        self._spawn("labgrid.remote.coordinator", "-l", self.coordinator, log="coordinator.log")
+        self._wait_port(self.coordinator)
+        for name, vrig in rigs.items():
+            self.exports[name] = {board: {"cls": "NetworkSerialPort", "host": "127.0.0.1",
+                                          "port": int(server.url.rsplit(":", 1)[1]), "speed": 115200,
+                                          "protocol": "rfc2217"}
+                                  for board, server in vrig.servers.items()}
+        (self.workdir / "exporter.yaml").write_text(yaml.safe_dump(self.exports))
+        self._spawn("labgrid.remote.exporter", "-c", self.coordinator, "-n", EXPORTER, "--hostname", "127.0.0.1",
+                    str(self.workdir / "exporter.yaml"), log="exporter.log")
+        for name in rigs:
+            self.client(name, "create")
+            self.client(name, "add-match", f"{EXPORTER}/{name}/*")
+        self._wait_resources(list(rigs))
+        return self
+
+    def client(self, place: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "labgrid.remote.client", "-x", self.coordinator, "-p", place,
+                               *args], capture_output=True, text=True, timeout=120, env=self.env)
+        if check and proc.returncode != 0:
+            raise RuntimeError(f"labgrid-client -p {place} {' '.join(args)}: {proc.stdout}{proc.stderr}")
+        return proc
+
+    def acquired_by(self, place: str) -> str | None:
+        """Who holds the place ('host/user'), or None when it is free."""
+        for line in self.client(place, "show").stdout.splitlines():
+            if line.strip().startswith("acquired:"):
+                who = line.split(":", 1)[1].strip()
+                return None if who == "None" else who
+        raise AssertionError(f"labgrid-client show said nothing about place {place}")
+
+    def rig_file(self, name: str, vrig, path: Path) -> Path:
+        """The virtual rig's rig file with its boards reached through labgrid place ``name``."""
+        doc = yaml.safe_load(vrig.rig_path.read_text())
+        for entry in doc["boards"].values():
+            entry.pop("url", None)
+        doc = {"labgrid": {"coordinator": self.coordinator, "place": name}, **doc}
+        path.write_text(yaml.safe_dump(doc, sort_keys=False))
+        return path
+
+    def _wait_port(self, address: str, timeout: float = 60.0) -> None:
+        host, port = address.rsplit(":", 1)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                socket.create_connection((host, int(port)), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"labgrid-coordinator did not listen on {address}: "
+                                       f"{(self.workdir / 'coordinator.log').read_text()[-2000:]}") from None
+                time.sleep(0.2)
+
+    def _wait_resources(self, places: list[str], timeout: float = 60.0) -> None:
+        """Until the exporter has announced every board (``show`` lists a resource per board)."""
+        deadline = time.monotonic() + timeout
+        for place in places:
+            want = set(self.exports[place])
+            while True:
+                shown = self.client(place, "show").stdout
+                if all(f"/{place}/NetworkSerialPort/{board}" in shown for board in want):
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the exporter did not announce {place}'s boards: {shown}\n"
+                                       f"{(self.workdir / 'exporter.log').read_text()[-2000:]}")
+                time.sleep(0.3)
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            proc.send_signal(signal.SIGINT)
+        for proc in reversed(self.procs):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
