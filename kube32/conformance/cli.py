@@ -126,15 +126,18 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.list:
         return _list(args)
-    target = f"rig:{args.rig}" if args.rig else args.target
     argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-o", "addopts=",
-            "--target", target, "--report", args.report, "-rfE", "--tb=short"]
+            "--target", args.target, "--report", args.report, "-rfE", "--tb=short"]
     # one line per scenario comes from the plugin; -q keeps pytest from repeating it
     argv += ["-q"] if not args.quiet else ["-qq"]
     if args.profile:
         argv += ["--profile", args.profile]
     for item in args.profile_set or []:
         argv += ["--profile-set", item]
+    for rig in args.rig or []:
+        argv += ["--rig", rig]
+    if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report
+        argv += ["-n", str(len(args.rig)), "--dist", "load"]
     if args.token:
         argv += ["--token", args.token]
     if args.clock:
@@ -167,7 +170,9 @@ def add_run(sub) -> None:
     p.add_argument("--target", default="reference",
                    help="reference (in-process, default) | process (a serve subprocess) | process:real | "
                         "http(s)://URL of your kube32 API server")
-    p.add_argument("--rig", metavar="FILE", help="run on a hardware rig described by FILE (see README)")
+    p.add_argument("--rig", metavar="FILE", action="append",
+                   help="run on the hardware rig described by FILE (see README); repeat for several rigs "
+                        "in parallel (one pytest-xdist worker each, one merged report)")
     p.add_argument("--profile", choices=profiles.NAMES, default=None,
                    help="the target's timing profile (default simulator; hardware for rigs)")
     p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",

@@ -38,6 +38,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="timing profile of the target (default: simulator; hardware for rigs)")
     group.addoption("--profile-set", action="append", default=[], metavar="FIELD=SECONDS",
                     help="override a timing-profile field, e.g. lease_duration=4 (for short-timeout targets)")
+    group.addoption("--rig", action="append", default=[], metavar="FILE",
+                    help="run on the rig described by FILE; several, with -n (pytest-xdist): one rig per worker")
     group.addoption("--token", default=None, help="bearer token for an HTTP target")
     group.addoption("--clock", default="auto", choices=CLOCK_MODES,
                     help="the target's clock: auto (probe GET /debug/clock, default) | manual | real")
@@ -56,7 +58,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _profile(config: pytest.Config) -> profiles.Profile:
-    name = config.getoption("--profile") or ("hardware" if config.getoption("--target").startswith("rig:")
+    name = config.getoption("--profile") or ("hardware" if _target_spec(config).startswith("rig:")
                                              else "simulator")
     overrides = {}
     for item in config.getoption("--profile-set"):
@@ -112,11 +114,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # -- fixtures -----------------------------------------------------------------------------
+def _target_spec(config: pytest.Config) -> str:
+    """``--target``, or with ``--rig`` files the rig of this process (xdist worker gwN gets rig N)."""
+    rigs = config.getoption("--rig")
+    if not rigs:
+        return config.getoption("--target")
+    worker = getattr(config, "workerinput", {}).get("workerid", "gw0")
+    return f"rig:{rigs[int(worker.removeprefix('gw') or 0) % len(rigs)]}"
+
+
 @pytest.fixture(scope="session")
 def k32_target(pytestconfig: pytest.Config):
     __tracebackhide__ = True
     try:
-        target = registry.create(pytestconfig.getoption("--target"), _profile(pytestconfig),
+        target = registry.create(_target_spec(pytestconfig), _profile(pytestconfig),
                                  token=pytestconfig.getoption("--token"), clock=pytestconfig.getoption("--clock"),
                                  request_timeout=pytestconfig.getoption("--request-timeout"))
     except errors.TargetUnavailable as exc:   # e.g. a bad rig file: one line, not one error per scenario
@@ -307,7 +318,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         verdict = "passed"
     if verdict is not None:
         item.stash[VERDICT] = verdict
-        item.config.stash[collector.COLLECTOR].record(item, verdict, report)
+        where = getattr(item.stash.get(SCENARIO_TARGET, None), "scenario_where", None)
+        item.config.stash[collector.COLLECTOR].record(item, verdict, report, where=where() if where else None)
     _attach_logs(item, report)
 
 

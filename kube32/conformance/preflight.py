@@ -139,7 +139,7 @@ def rig(args) -> Problem | None:
         return None
     from kube32.harness.cli import preflight as rig_preflight
 
-    message = rig_preflight([args.rig])
+    message = rig_preflight(args.rig if isinstance(args.rig, list) else [args.rig])
     return Problem(RIG, message) if message else None
 
 

@@ -158,7 +158,7 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             ser.rts = False
             ser.open()
         except (serial.SerialException, OSError, ValueError) as exc:
-            raise BoardDisconnected(self.name, self.url, f"cannot open: {exc}") from exc
+            raise BoardDisconnected(self.name, self.url, exc, opening=True) from exc
         if self._log_path and self._log is None:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self._log_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from . import monitor
 from .decode import parse_elf_args
-from .errors import HarnessError
+from .errors import FlashError, HarnessError
 from .rig import Rig
 
 
@@ -184,6 +184,27 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_flash(args: argparse.Namespace) -> int:
+    """esptool write_flash on one board of the rig (a labgrid place is acquired and released around it)."""
+    try:
+        with Rig.open(args.rig_file) as rig:
+            if args.board not in rig.specs:
+                print(f"rig flash: no board {args.board!r} in {args.rig_file} (boards: {', '.join(rig.specs)})",
+                      file=sys.stderr)
+                return 2
+            out = rig.flash(args.board, args.image, address=args.address, chip=args.chip, baud=args.baud,
+                            connect_attempts=args.connect_attempts)
+    except FlashError as exc:
+        print(one_line(exc), file=sys.stderr)
+        return 1
+    except HarnessError as exc:
+        print(one_line(exc), file=sys.stderr)
+        return 2
+    print(out.rstrip())
+    print(f"flashed {args.image} to board {args.board} at 0x{args.address:x}")
+    return 0
+
+
 def add_subparsers(subparsers) -> None:
     """Add ``check``, ``monitor`` and ``virtual``; each sets ``func(args) -> exit code``."""
     p = subparsers.add_parser("check", help="reset every board of a rig and report what booted")
@@ -203,6 +224,16 @@ def add_subparsers(subparsers) -> None:
                    help="addr2line prefix for every board (default: the rig file's, xtensa-esp32-elf-)")
     p.add_argument("--log-dir", default=None, help="also write one console log per board here")
     p.set_defaults(func=_cmd_monitor)
+    p = subparsers.add_parser("flash", help="write a firmware image to one board with esptool")
+    p.add_argument("rig_file", help="rig YAML file")
+    p.add_argument("--board", required=True, help="the board (its name in the rig file)")
+    p.add_argument("--image", required=True, help="the binary to write")
+    p.add_argument("--address", type=lambda v: int(v, 0), default=0x0,
+                   help="flash offset (default 0x0: a merged image; 0x10000 for an app image)")
+    p.add_argument("--chip", default="auto", help="esptool --chip (default auto)")
+    p.add_argument("--baud", type=int, default=460800, help="esptool --baud (default %(default)s)")
+    p.add_argument("--connect-attempts", type=int, default=None, help="esptool --connect-attempts")
+    p.set_defaults(func=_cmd_flash)
     p = subparsers.add_parser("virtual", help="start virtual boards (until Ctrl-C) and write their rig file")
     p.add_argument("--nodes", default="node-a,node-b", help="node board names, comma-separated (default %(default)s)")
     p.add_argument("--transport", choices=("rfc2217",), default="rfc2217",

@@ -20,11 +20,14 @@ class ResetNotSupported(HarnessError):
 class BoardDisconnected(HarnessError):
     """The serial port went away (USB unplugged, RFC2217 server closed the connection)."""
 
-    def __init__(self, board: str, url: str, cause: BaseException | str) -> None:
+    def __init__(self, board: str, url: str, cause: BaseException | str, *, opening: bool = False) -> None:
         self.board = board
         self.url = url
         self.cause = cause
-        super().__init__(f"board {board}: serial port {url} disconnected: {cause}")
+        if opening:   # it never connected: say so, not "disconnected"
+            super().__init__(f"board {board}: cannot open serial port {url}: {cause}")
+        else:
+            super().__init__(f"board {board}: serial port {url} disconnected: {cause}")
 
 
 class BoardTimeout(HarnessError):

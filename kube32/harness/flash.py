@@ -25,13 +25,17 @@ def build_command(
     chip: str = "esp32",
     baud: int = 460800,
     extra_args: Sequence[str] = (),
+    connect_attempts: int | None = None,
 ) -> list[str]:
     """The esptool command line; ``image`` is one file (at ``address``) or ``[(address, file), ...]``."""
     if isinstance(image, (str, Path)):
         pairs = [(address, image)]
     else:
         pairs = list(image)
-    cmd = [sys.executable, "-m", "esptool", "--chip", chip, "--port", url, "--baud", str(baud), "write_flash", *extra_args]
+    cmd = [sys.executable, "-m", "esptool", "--chip", chip, "--port", url, "--baud", str(baud)]
+    if connect_attempts is not None:
+        cmd += ["--connect-attempts", str(connect_attempts)]
+    cmd += ["write_flash", *extra_args]
     for addr, path in pairs:
         cmd += [hex(addr), str(path)]
     return cmd
@@ -47,7 +51,7 @@ def write_flash(url: str, image, *, address: int = 0x0, timeout: float = 300.0, 
     except subprocess.TimeoutExpired as exc:
         raise FlashError(f"esptool did not finish within {timeout:g} s: {' '.join(cmd)}") from exc
     if proc.returncode != 0:
-        raise FlashError(
-            f"esptool exited with {proc.returncode} (expected 0): {' '.join(cmd)}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
-        )
+        said = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+        why = next((line for line in reversed(said) if "rror" in line or "ailed" in line), said[-1] if said else "")
+        raise FlashError(f"esptool exited with {proc.returncode} (expected 0): {why} (ran: {' '.join(cmd)})")
     return proc.stdout

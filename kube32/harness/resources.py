@@ -56,3 +56,4 @@ class BoardSpec:
     elf: str | None = None               # the firmware's ELF, for backtrace decoding
     toolchain_prefix: str = "xtensa-esp32-elf-"
     labgrid: tuple[str, str, str | None, str | None] | None = None   # coordinator, place, resource, power
+    flash: tuple[str, int, str, int] | None = None   # image, address, chip, baud: written before a run

@@ -159,6 +159,23 @@ class Rig:
             f"nodes: {', '.join(boards) or 'none'}"
         )
 
+    # --- firmware -----------------------------------------------------------------------------------
+
+    def flash(self, board: str, image: str, *, address: int = 0, chip: str = "auto", baud: int = 460800,
+              **kwargs) -> str:
+        """Write ``image`` to one board with esptool (its port is released meanwhile); esptool's output."""
+        return self.consoles[board].flash(image, address, chip=chip, baud=baud, **kwargs)
+
+    def flash_all(self) -> list[str]:
+        """Write every board's ``flash:`` image of the rig file (before the first scenario); boards flashed."""
+        done = []
+        for name, spec in self.specs.items():
+            if spec.flash is not None:
+                image, address, chip, baud = spec.flash
+                self.flash(name, image, address=address, chip=chip, baud=baud)
+                done.append(name)
+        return done
+
     # --- boot ---------------------------------------------------------------------------------------
 
     def start(self, *, keep_going: bool = False) -> str:

@@ -12,6 +12,7 @@
         booted: 'main_task: Calling app_main\\(\\)'             # optional regex
         reset: rts                    # rts (DevKit EN on RTS) | none (never reset; no boot is awaited)
         elf: build/kube32.elf         # optional: decode backtraces (toolchain_prefix: xtensa-esp32-elf-)
+        flash: {image: build/kube32.bin, address: 0x10000}   # optional: esptool writes it before a run
       node-a:
         url: /dev/serial/by-id/usb-Silicon_Labs_CP2102-if00
         role: node
@@ -78,6 +79,15 @@ class Labgrid(Strict):
     power: str | None = None           # the place's power resource for this board (per board)
 
 
+class Flash(Strict):
+    """Firmware ``run --rig`` writes with esptool before the first scenario."""
+
+    image: str = Field(min_length=1)
+    address: int = Field(default=0, ge=0)        # 0x10000 for an app image, 0x0 for a merged binary
+    chip: str = "auto"
+    baud: int = Field(default=460800, gt=0)
+
+
 class BoardEntry(Strict):
     url: str | None = Field(default=None, min_length=1)   # or a labgrid place's NetworkSerialPort
     baud: int = Field(default=DEFAULT_BAUD, gt=0)
@@ -90,6 +100,7 @@ class BoardEntry(Strict):
     elf: str | None = None                       # firmware ELF: backtraces decoded with addr2line
     toolchain_prefix: str = "xtensa-esp32-elf-"  # riscv32-esp-elf- for C3/C6/H2; "" = host addr2line
     labgrid: Labgrid | None = None
+    flash: Flash | None = None
 
     _re = field_validator("booted", "kubelet_ready")(classmethod(lambda cls, v: v if v is None else _regex(v)))
 
@@ -198,6 +209,7 @@ class RigFile(Strict):
                     elf=b.elf,
                     toolchain_prefix=b.toolchain_prefix,
                     labgrid=(lg.coordinator, lg.place, lg.resource, lg.power) if lg else None,
+                    flash=(b.flash.image, b.flash.address, b.flash.chip, b.flash.baud) if b.flash else None,
                 )
             )
         return out

@@ -59,6 +59,7 @@ class ScenarioResult:
     timing: list[dict] = dataclasses.field(default_factory=list)      # timing verdicts (docs/REPORTS.md)
     explanation: dict | None = None                                   # structured failure explanation
     finished: float = 0.0                                             # wall-clock epoch
+    where: dict | None = None                                         # rigs: {"rig": file, "boards": [...]}
 
     @property
     def steps(self) -> list[dict]:
@@ -87,7 +88,7 @@ class Collector:
         self.expected: dict[str, dict] | None = None   # clause -> {"scenarios": n, "selected": n}
 
     # -- where the scenario ran ---------------------------------------------------------------
-    def record(self, item: pytest.Item, verdict: str, report: pytest.TestReport) -> None:
+    def record(self, item: pytest.Item, verdict: str, report: pytest.TestReport, where: dict | None = None) -> None:
         """Build the scenario's record and put it on ``report`` (sent to the controller by xdist)."""
         message = ""
         if verdict in ("failed", "error", "deviation", "disabled"):
@@ -107,7 +108,8 @@ class Collector:
             feature=gherkin.get("feature", str(item.path.name)), clauses=clauses, status=verdict,
             duration=round(getattr(report, "duration", 0.0), 3), message=message,
             line=gherkin.get("line", 0), tags=scenario_tags(gherkin) if gherkin else [], gherkin=gherkin,
-            observations=recorded, timing=list(getattr(ctx, "timings", None) or []), finished=time.time())
+            observations=recorded, timing=list(getattr(ctx, "timings", None) or []), finished=time.time(),
+            where=where)
         setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
 
     # -- where the reports are written ----------------------------------------------------------
@@ -156,7 +158,8 @@ class Collector:
                                "status": r.status, "duration": r.duration,
                                **({"message": r.message} if r.message else {}),
                                **({"logs": log_paths(r)} if r.logs else {}),
-                               **({"timing": r.timing} if r.timing else {})}
+                               **({"timing": r.timing} if r.timing else {}),
+                               **({"where": r.where} if r.where else {})}
                               for r in runs],
             })
         return out

@@ -95,6 +95,7 @@ class RigTarget(HttpTarget):
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
+        self.rig.flash_all()   # the rig file's flash: images, before the first scenario
         self.url = self.rig.start(keep_going=True)
         for board, exc in self.rig.failed.items():   # scenarios that use it will say so; the rest run
             self.lost[board] = f"did not come up at the start of the run: {exc}"
@@ -333,6 +334,12 @@ class RigTarget(HttpTarget):
             return True
         except (RigHarnessError, errors.HarnessError):
             return False
+
+    def scenario_where(self) -> dict:
+        """Which rig and which boards the scenario ran on (the report's ``where``; several rigs run at once)."""
+        places = sorted(f"{ref.place}@{ref.coordinator}" for ref in self.rig.places)
+        return {"rig": self.rig_file, "boards": sorted(self.rig.specs),
+                **({"labgrid": places} if places else {})}
 
     def describe(self) -> dict:
         return {**super().describe(), "rig_file": self.rig_file,
