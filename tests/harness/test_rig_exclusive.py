@@ -62,5 +62,6 @@ def test_scenarios_that_own_the_node_set_run_on_a_rig_with_its_boards_parked(tmp
     bad = {name: s for name, s in results.items() if s["status"] != "passed"}
     assert not bad, f"{bad}\n{run.output[-3000:]}"
     first = next(s for name, s in results.items() if name.startswith("1 "))
+    assert first["where"] == {"rig": str(vrig.rig_path), "boards": ["cp", "node-a", "node-b"]}
     assert "parked for a scenario that owns the node set" in (run.report / first["logs"]["node-a"]).read_text()
     assert run.returncode == 0
