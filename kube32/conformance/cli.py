@@ -126,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.list:
         return _list(args)
-    argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-o", "addopts=",
+    argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-p", "no:labgrid", "-o", "addopts=",
             "--target", args.target, "--report", args.report, "-rfE", "--tb=short"]
     # one line per scenario comes from the plugin; -q keeps pytest from repeating it
     argv += ["-q"] if not args.quiet else ["-qq"]

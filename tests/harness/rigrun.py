@@ -72,7 +72,7 @@ def run_suite(rig_path: Path, report: Path, *selection: str, features: Path | No
     if features is not None:
         env["KUBE32_FEATURES"] = str(features)
     report.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pytest", "--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider",
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-p", "no:labgrid",
            "-q", "--target", f"rig:{rig_path}", *profile_args(), "--report", str(report), *selection]
     proc = subprocess.run(cmd, cwd=report, env=env, capture_output=True, text=True, timeout=timeout)
     doc_path = report / "clauses.json"
