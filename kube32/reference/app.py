@@ -29,6 +29,12 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
     printers.register()
     for blueprint in (discovery.bp, openapi.bp, resources.bp, debug.bp):
         app.register_blueprint(blueprint)
+    if config.authenticates:
+        from kube32.reference.auth import authn, gate, tokens
+
+        gate.install(app, authn.Authenticator(
+            tokens=tokens.load(config.token_auth_file) if config.token_auth_file else None,
+            client_certificates=bool(config.client_ca_file)))
 
     @app.errorhandler(errors.ApiError)
     def api_error(err: errors.ApiError):

@@ -17,6 +17,16 @@ class Config:
     # Overrides of profile fields, e.g. {"reconcile_interval": 0.5, "not_ready_timeout": 4}
     overrides: dict = dataclasses.field(default_factory=dict)
     run_loops: bool = True               # False: controllers never tick (API-only unit tests)
+    # security (upstream's flags): with an authenticator, anonymous requests get 401
+    token_auth_file: str | None = None
+    client_ca_file: str | None = None
+    tls_cert_file: str | None = None
+    tls_private_key_file: str | None = None
+    insecure_allow_anonymous: bool = False
+
+    @property
+    def authenticates(self) -> bool:
+        return bool(self.token_auth_file or self.client_ca_file)
 
     def timing(self) -> profiles.Profile:
         return profiles.load(self.profile, **self.overrides)

@@ -82,6 +82,10 @@ class BadRequest(ApiError):
     code, reason = 400, "BadRequest"
 
 
+class Unauthorized(ApiError):
+    code, reason = 401, "Unauthorized"
+
+
 class Forbidden(ApiError):
     code, reason = 403, "Forbidden"
 
