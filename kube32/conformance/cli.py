@@ -48,13 +48,19 @@ def _serve(args: argparse.Namespace) -> int:
         raise SystemExit(f"kube32-conformance serve: {exc}") from None
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
                     clock_start=args.clock_start, overrides=overrides)
-    from kube32.conformance import devcluster
+    from kube32.conformance import devcluster, secure_serve
 
     cluster = devcluster.prepare(args, config)      # one-line errors for bad flags and files, before binding
+    host, port = devcluster.check_listen(args.listen)
+    tls = secure_serve.prepare(args, config, host, port, [b.name for b in cluster.boards])
+    if tls is not None:
+        cluster.url = secure_serve.server_url(host, port, True)
+        cluster.certificates = args.tls_self_signed
+        cluster.verify = False      # the readiness probe only: boards verify with the CA
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         with cluster:
-            serve(config)
+            serve(config, ssl_context=tls) if tls is not None else serve(config)
     except OSError as exc:     # the address was taken between the check and the bind
         print(f"kube32-conformance serve: cannot listen on {args.listen}: {exc.strerror or exc}", file=sys.stderr)
         return devcluster.EXIT_USAGE
@@ -85,6 +91,9 @@ def add_serve(sub) -> None:
     p.add_argument("--nodes-file", metavar="FILE", help="simulate the boards a YAML nodes file describes")
     p.add_argument("--stages", metavar="FILE", help="pod stages of the simulated boards (default: packaged)")
     p.add_argument("--kubeconfig", metavar="FILE", help="write a kubeconfig for this server to FILE")
+    from kube32.conformance import secure_serve
+
+    secure_serve.add_flags(p)
     p.set_defaults(func=_serve)
 
 

@@ -50,6 +50,8 @@ class DevCluster:
                  kubeconfig_path: str | None, profile) -> None:
         self.url, self.boards, self.stages, self.profile = url, boards, stages, profile
         self.kubeconfig_path = kubeconfig_path
+        self.certificates: str | None = None     # a --tls-self-signed directory (https, node identities)
+        self.verify: str | bool = True
         self.fleet: simulated.Fleet | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -65,7 +67,7 @@ class DevCluster:
         deadline = time.monotonic() + READY_TIMEOUT
         while not self._stop.is_set() and time.monotonic() < deadline:
             try:
-                if requests.get(self.url + "/version", timeout=1).ok:
+                if requests.get(self.url + "/version", timeout=1, verify=self.verify).ok:
                     break
             except requests.RequestException:
                 pass
@@ -73,7 +75,8 @@ class DevCluster:
         else:
             return
         if self.boards:
-            self.fleet = simulated.Fleet(self.url, self.boards, stages=self.stages, profile=self.profile)
+            self.fleet = simulated.Fleet(self.url, self.boards, stages=self.stages, profile=self.profile,
+                                         certificates=self.certificates)
             try:
                 self.fleet.tick(time.time())
             except (TargetUnavailable, ApiStatusError) as exc:
@@ -82,7 +85,12 @@ class DevCluster:
             self.fleet.start()
             print(f"simulating {len(self.boards)} board(s): {', '.join(b.name for b in self.boards)}", flush=True)
         if self.kubeconfig_path:
-            path = kubeconfig.write(self.kubeconfig_path, self.url)
+            if self.certificates:
+                d = Path(self.certificates).resolve()
+                path = kubeconfig.write(self.kubeconfig_path, self.url, certificate_authority=str(d / "ca.crt"),
+                                        client_certificate=str(d / "admin.crt"), client_key=str(d / "admin.key"))
+            else:
+                path = kubeconfig.write(self.kubeconfig_path, self.url)
             print(f"kubeconfig for {self.url} written to {path} (context {kubeconfig.context_name(self.url)}); "
                   f"try: kubectl --kubeconfig {path} get nodes", flush=True)
 

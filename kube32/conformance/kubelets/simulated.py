@@ -256,14 +256,27 @@ class Fleet:
     """Many simulated boards on one server, driven by one background thread."""
 
     def __init__(self, server: str, boards: list[Board], *, token: str | None = None,
-                 stages: list[Stage] | None = None, profile: profiles.Profile | None = None) -> None:
-        self.api = ApiClient(server, token=token, validate=False)
+                 stages: list[Stage] | None = None, profile: profiles.Profile | None = None,
+                 certificates: str | None = None) -> None:
+        """``certificates``: a ``--tls-self-signed`` directory; each board then speaks as its own
+        node identity (``node-<name>.crt``), as a real kubelet does, and the fleet reads as admin."""
+        self.certificates = certificates
+        self.api = self._client(server, token, "admin")
         profile = profile or profiles.load("simulator")
         stages = stages if stages is not None else load_stages()
-        self.boards = [SimulatedBoard(self.api, b, i + 1, stages, profile) for i, b in enumerate(boards)]
+        self.boards = [SimulatedBoard(self._client(server, token, f"node-{b.name}") if certificates else self.api,
+                                      b, i + 1, stages, profile) for i, b in enumerate(boards)]
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._next_pods = 0.0
+
+    def _client(self, server: str, token: str | None, identity: str) -> ApiClient:
+        api = ApiClient(server, token=token, validate=False)
+        if self.certificates:
+            d = Path(self.certificates)
+            api.session.verify = str(d / "ca.crt")
+            api.session.cert = (str(d / f"{identity}.crt"), str(d / f"{identity}.key"))
+        return api
 
     def start(self) -> Fleet:
         self._thread = threading.Thread(target=self._run, name="kube32-simulated-boards", daemon=True)

@@ -1,9 +1,9 @@
 """Authentication: bearer tokens from the static token file, and TLS client certificates.
 
 The serving layer verifies a client certificate against ``--client-ca-file`` during the TLS
-handshake and puts its subject in the WSGI environ (``kube32.peer_subject``: a tuple of RDNs as
-``ssl.SSLSocket.getpeercert()`` gives them); here CN becomes the user and every O a group, as
-upstream's x509 authenticator does.
+handshake and puts it in the WSGI environ (``kube32.peer_cert``, ``ssl.SSLSocket.getpeercert()``
+form); here its subject's CN becomes the user and every O a group, as upstream's x509
+authenticator does.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import dataclasses
 
 from kube32.reference.auth.identity import User, authenticated
 
-PEER_SUBJECT = "kube32.peer_subject"
+PEER_CERT = "kube32.peer_cert"      # set by the serving layer (reference.serving.http)
 
 
 class Unauthorized(Exception):
@@ -39,9 +39,9 @@ class Authenticator:
             return user
         if header:
             raise Unauthorized(f"unsupported authorization scheme {scheme!r}")
-        subject = environ.get(PEER_SUBJECT)
-        if subject and self.client_certificates:
-            return from_subject(subject)
+        cert = environ.get(PEER_CERT)
+        if cert and self.client_certificates:
+            return from_subject(cert.get("subject") or ())
         return None
 
 
