@@ -149,6 +149,9 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["-n", str(len(args.rig)), "--dist", "load"]
     if args.token:
         argv += ["--token", args.token]
+    for flag in ("kubeconfig", "context", "node_credentials"):
+        if getattr(args, flag, None):
+            argv += [f"--{flag.replace('_', '-')}", getattr(args, flag)]
     if args.clock:
         argv += ["--clock", args.clock]
     if args.request_timeout:
@@ -187,6 +190,11 @@ def add_run(sub) -> None:
     p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",
                    help="override a timing-profile field for a target started with short timeouts")
     p.add_argument("--token", help="bearer token for an HTTP target")
+    p.add_argument("--kubeconfig", metavar="FILE", help="reach the target as this kubeconfig says (its server "
+                   "is the target unless --target names one; token, CA, client certificate)")
+    p.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current context)")
+    p.add_argument("--node-credentials", metavar="DIR", help="fake kubelets use DIR/node-<name>.kubeconfig "
+                   "(as serve --tls-self-signed writes them) to speak as their node")
     p.add_argument("--clock", choices=("auto", "manual", "real"), default=None,
                    help="the target's clock: auto probes GET /debug/clock (default); manual or real force it")
     p.add_argument("--request-timeout", type=float, metavar="SECONDS",

@@ -37,10 +37,12 @@ class ApiClient:
     ``TargetUnavailable`` (an ``error`` verdict), never a failure of the target."""
 
     def __init__(self, base_url: str, token: str | None = None, validate: bool = True,
-                 timeout: float = TIMEOUT, verify: bool | str = True) -> None:
+                 timeout: float = TIMEOUT, verify: bool | str = True,
+                 cert: tuple[str, str] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.session = requests.Session()
         self.session.verify = verify
+        self.session.cert = cert
         if token:
             self.session.headers["Authorization"] = f"Bearer {token}"
         self.validate = validate

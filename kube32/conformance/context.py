@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kube32.conformance import timing
+from kube32.conformance import credentials, timing
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError
 from kube32.conformance.kubelets import FakeKubelet
@@ -68,13 +68,22 @@ class ScenarioContext:
         board_node = getattr(self.target, "node_driver", None)
         kubelet = board_node(name, self, lease_duration=lease_duration) if board_node is not None else None
         if kubelet is None:
-            kubelet = FakeKubelet(self.api, self.target.clock, name, self.profile, len(self.kubelets) + 1,
-                                  lease_duration=lease_duration)
+            kubelet = FakeKubelet(self._node_api(name), self.target.clock, name, self.profile,
+                                  len(self.kubelets) + 1, lease_duration=lease_duration)
             created = getattr(self.target, "created_nodes", None)
             if created is not None:
                 created.add(name)
         self.kubelets[name] = kubelet
         return kubelet
+
+    def _node_api(self, name: str) -> ApiClient:
+        """The node's own credentials when the target has them (--node-credentials), else the runner's."""
+        access = credentials.node_access(getattr(self.target, "node_credentials", None), name)
+        if access is None:
+            return self.api
+        api = ApiClient(self.api.base_url, **access.client_kwargs(), **getattr(self.target, "timeout_kw", {}))
+        api.observers = self.api.observers
+        return api
 
     def kubelet(self, name: str) -> FakeKubelet:
         try:

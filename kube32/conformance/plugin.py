@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from kube32.conformance import errors, preflight, steps, suite
+from kube32.conformance import credentials, errors, kubeconfig, preflight, steps, suite
 from kube32.conformance.context import ScenarioContext, target_is_fresh
 from kube32.conformance.heartbeat import Heartbeat
 from kube32.conformance.reports import collector, terminal
@@ -41,6 +41,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rig", action="append", default=[], metavar="FILE",
                     help="run on the rig described by FILE; several, with -n (pytest-xdist): one rig per worker")
     group.addoption("--token", default=None, help="bearer token for an HTTP target")
+    group.addoption("--kubeconfig", default=None, metavar="FILE",
+                    help="reach the target as this kubeconfig's context says (server, token, TLS, client cert)")
+    group.addoption("--context", default=None, metavar="NAME", help="the kubeconfig context (default: current)")
+    group.addoption("--node-credentials", default=None, metavar="DIR",
+                    help="fake kubelets speak as their node with DIR/node-<name>.kubeconfig when it exists")
     group.addoption("--clock", default="auto", choices=CLOCK_MODES,
                     help="the target's clock: auto (probe GET /debug/clock, default) | manual | real")
     group.addoption("--request-timeout", type=float, default=None, metavar="SECONDS",
@@ -127,9 +132,18 @@ def _target_spec(config: pytest.Config) -> str:
 def k32_target(pytestconfig: pytest.Config):
     __tracebackhide__ = True
     try:
-        target = registry.create(_target_spec(pytestconfig), _profile(pytestconfig),
-                                 token=pytestconfig.getoption("--token"), clock=pytestconfig.getoption("--clock"),
-                                 request_timeout=pytestconfig.getoption("--request-timeout"))
+        access = credentials.resolve(pytestconfig.getoption("--token"), pytestconfig.getoption("--kubeconfig"),
+                                     pytestconfig.getoption("--context"))
+        spec = _target_spec(pytestconfig)
+        if access.url and spec == "reference" and pytestconfig.getoption("--kubeconfig"):
+            spec = access.url          # a kubeconfig names the server when --target does not
+        target = registry.create(spec, _profile(pytestconfig), token=access.token,
+                                 clock=pytestconfig.getoption("--clock"),
+                                 request_timeout=pytestconfig.getoption("--request-timeout"), access=access)
+        if hasattr(target, "node_credentials"):
+            target.node_credentials = pytestconfig.getoption("--node-credentials")
+    except kubeconfig.KubeconfigError as exc:
+        pytest.exit(str(exc), returncode=2)
     except errors.TargetUnavailable as exc:   # e.g. a bad rig file: one line, not one error per scenario
         pytest.exit(str(exc), returncode=2)
     try:

@@ -146,13 +146,22 @@ def rig(args) -> Problem | None:
 # -- the target ------------------------------------------------------------------------------
 def target(args) -> Problem | None:
     """A URL target answers ``GET /version`` and accepts the credentials for a namespace list."""
+    from kube32.conformance import credentials, kubeconfig
+
+    try:
+        access = credentials.resolve(getattr(args, "token", None), getattr(args, "kubeconfig", None),
+                                     getattr(args, "context", None))
+    except kubeconfig.KubeconfigError as exc:
+        return Problem(CREDENTIALS, f"--kubeconfig: {exc}")
     url = getattr(args, "target", "") or ""
+    if access.url and url == "reference":
+        url = args.target = access.url       # the kubeconfig's server is the target
     if getattr(args, "rig", None) or getattr(args, "list", False) or not url.startswith(("http://", "https://")):
         return None
     from kube32.conformance.client import ApiClient
     from kube32.conformance.errors import ApiStatusError, AuthRefused, TargetUnavailable, TlsRefused
 
-    api = ApiClient(url, token=getattr(args, "token", None), validate=False,
+    api = ApiClient(url, token=access.token, verify=access.verify, cert=access.cert, validate=False,
                     timeout=min(getattr(args, "request_timeout", None) or PREFLIGHT_TIMEOUT, PREFLIGHT_TIMEOUT))
     api.retry_pauses = (0.5, 1.0)
     try:

@@ -19,10 +19,13 @@ class HttpTarget:
     name = "http"
 
     def __init__(self, url: str, profile: Profile, token: str | None = None, clock: str = "auto",
-                 request_timeout: float | None = None) -> None:
+                 request_timeout: float | None = None, access=None) -> None:
         self.url = url
         self.profile = profile
-        self.api = ApiClient(url, token=token, **({"timeout": request_timeout} if request_timeout else {}))
+        self.timeout_kw = {"timeout": request_timeout} if request_timeout else {}
+        tls = {"verify": access.verify, "cert": access.cert} if access is not None else {}
+        self.api = ApiClient(url, token=token, **self.timeout_kw, **tls)
+        self.node_credentials: str | None = None    # --node-credentials DIR (see credentials.py)
         self.clock_mode = clock
         self.clock_how = ""
         self.clock: base.TargetClock | None = None

@@ -7,7 +7,7 @@ from kube32.spec.profiles import Profile
 
 
 def create(spec: str, profile: Profile, token: str | None = None, clock: str = "auto",
-           request_timeout: float | None = None):
+           request_timeout: float | None = None, access=None):
     """``clock`` (auto | manual | real) and ``request_timeout`` apply to targets reached over a URL;
     the in-process reference always runs on a manual clock."""
     if spec == "reference":
@@ -31,7 +31,7 @@ def create(spec: str, profile: Profile, token: str | None = None, clock: str = "
     if spec.startswith(("http://", "https://")):
         from kube32.conformance.targets.http import HttpTarget
 
-        return HttpTarget(spec, profile, token=token, clock=clock, request_timeout=request_timeout)
+        return HttpTarget(spec, profile, token=token, clock=clock, request_timeout=request_timeout, access=access)
     if spec.startswith("rig:"):
         from kube32.conformance.targets.rig import RigTarget
 
