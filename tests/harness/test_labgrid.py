@@ -1,8 +1,10 @@
 """Boards reached through a real labgrid lab on 127.0.0.1 (coordinator + exporter): the rig acquires
 the place, finds each board's serial port among its NetworkSerialPort resources, and gives the place
-back when it closes."""
+back when it closes. The first test is the default run's smoke test; the rest run in ``tox -e lab``."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -42,6 +44,7 @@ def test_a_rig_in_a_labgrid_place_is_acquired_checked_and_released(lab):
     assert lab.acquired_by("rig-a") is None
 
 
+@pytest.mark.lab
 def test_a_place_someone_else_holds_is_a_one_line_error_and_stays_theirs(lab, tmp_path):
     lab, vrig, rig_file = lab
     other = {**lab.env, "LG_USERNAME": "colleague"}
@@ -59,3 +62,64 @@ def test_a_place_someone_else_holds_is_a_one_line_error_and_stays_theirs(lab, tm
     finally:
         subprocess.run([sys.executable, "-m", "labgrid.remote.client", "-x", lab.coordinator, "-p", "rig-a",
                         "release"], env=other, check=True, capture_output=True, timeout=120)
+
+
+def test_a_place_with_a_power_switch_resets_through_it_and_its_port_is_found_by_name():
+    from kube32.harness.lab import LabgridPlace, PlaceRef, Resource
+
+    place = LabgridPlace(PlaceRef("lab:20408", "bench"))
+    place.resources = [
+        Resource("NetworkSerialPort", "node-a", {"host": "hil", "port": 4001, "protocol": "rfc2217"}),
+        Resource("NetworkSerialPort", "node-b", {"host": "hil", "port": 4002, "protocol": "raw"}),
+        Resource("NetworkPowerPort", "node-a-power", {"model": "gude", "host": "pdu", "index": 1}),
+    ]
+    assert place.serial_url(None, "node-a") == "rfc2217://hil:4001"      # by board name
+    assert place.serial_url("node-b", "x") == "socket://hil:4002"        # by resource name, raw = socket
+    assert place.power_name(None, "node-a") == "node-a-power"            # the only power resource
+    with pytest.raises(LabgridError, match="has no NetworkSerialPort named 'uart9'"):
+        place.serial_url("uart9", "node-a")
+    with pytest.raises(LabgridError, match="has 2 NetworkSerialPorts .* name board cp's"):
+        place.serial_url(None, "cp")
+    place.resources = place.resources[:2]
+    assert place.power_name(None, "node-a") is None                      # no power: RTS/DTR as usual
+
+
+class PowerSwitch:
+    """A power switch as labgrid's power driver would be, wired to a virtual board's EN."""
+
+    def __init__(self, board) -> None:
+        self.board, self.calls = board, []
+
+    def off(self) -> None:
+        self.calls.append("off")
+        self.board.set_lines(dtr=False, rts=True)
+
+    def on(self) -> None:
+        self.calls.append("on")
+        self.board.set_lines(rts=False)
+
+    def cycle(self) -> None:
+        self.off()
+        time.sleep(0.1)
+        self.on()
+
+
+def test_a_board_with_a_power_switch_is_reset_held_and_released_through_it(make_board):
+    from kube32.harness import BoardConsole
+
+    board = make_board()
+    power = PowerSwitch(board)
+    console = BoardConsole(board.name, f"vboard://{board.name}", power=power).open()
+    try:
+        mark = console.mark()
+        console.reset()
+        console.expect(r"rst:0x1 \(POWERON_RESET\)", 10, since=mark)
+        console.hold()
+        assert board.state == "reset" and console.held
+        mark = console.mark()
+        console.release()
+        console.expect(r"main_task: Calling app_main", 10, since=mark)
+        console.check()                     # the power cycles were expected: no "unexpected reboot"
+        assert power.calls == ["off", "on", "off", "on"]
+    finally:
+        console.close()
