@@ -96,6 +96,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if report:
         os.makedirs(report, exist_ok=True)
     config.stash[collector.COLLECTOR] = collector.Collector(cat)
+    rigs = config.getoption("--rig")
+    if len(rigs) > 1 and not _is_worker(config):   # the workers drive the rigs; the report names them all
+        config.stash[collector.COLLECTOR].target = {"name": "rigs", "rigs": list(rigs), "clock": "real",
+                                                    "profile": _profile(config).name}
     if not _is_worker(config):
         config.pluginmanager.register(Reporting(config), "kube32-reporting")
 

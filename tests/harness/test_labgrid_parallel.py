@@ -57,6 +57,7 @@ def test_two_labgrid_places_run_the_realtime_suite_in_parallel_into_one_report(t
     assert scenarios, out[-3000:]
     bad = {name: s["status"] for name, s in scenarios.items() if s["status"] != "passed"}
     assert not bad, f"{bad}\n{out[-4000:]}"
+    assert doc["target"]["rigs"] == [str(f) for f in files] and doc["profile"] == "hardware"
     rigs = {s["where"]["rig"] for s in scenarios.values()}
     assert rigs == {str(f) for f in files}, rigs          # both rigs ran scenarios, one report
     for s in scenarios.values():
