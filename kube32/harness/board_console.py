@@ -158,7 +158,11 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             ser.rts = False
             ser.open()
         except (serial.SerialException, OSError, ValueError) as exc:
-            raise BoardDisconnected(self.name, self.url, exc, opening=True) from exc
+            cause = str(exc)
+            if "timeout while waiting for option" in cause:   # pyserial's RFC2217 negotiation at open
+                cause += (" (the RFC2217 server answered no option negotiation in time; console data queued "
+                          "ahead of the answer, e.g. a board flooding its UART, delays it)")
+            raise BoardDisconnected(self.name, self.url, cause, opening=True) from exc
         if self._log_path and self._log is None:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self._log_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
