@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 
 from kube32.conformance.errors import CapabilityMissing
+from kube32.spec import constants, timefmt
 
 READY_POLL = 0.1
 RIG_SCENARIO_TAGS = {"realtime", "needs-real-kubelet"}   # scenarios that do not depend on node figures
@@ -140,6 +141,13 @@ class BoardNode:
         if self.silenced:
             self.target.release_board(self.board)
             self.silenced = False
+
+    @property
+    def renewed_at(self) -> float | None:
+        """The renewTime the board last wrote, read from its Lease (timing verdicts count from it)."""
+        lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
+        renew_time = ((lease or {}).get("spec") or {}).get("renewTime")
+        return timefmt.parse(renew_time) if renew_time else None
 
     def renew(self) -> dict:
         raise self._missing("a renewal on demand")
