@@ -14,7 +14,7 @@ from typing import Any
 
 from kube32.conformance import credentials, timing
 from kube32.conformance.client import ApiClient
-from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError
+from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError, Unmet
 from kube32.conformance.kubelets import FakeKubelet
 from kube32.conformance.observations import Observations
 from kube32.conformance.targets import base
@@ -113,32 +113,42 @@ class ScenarioContext:
             return self._judge_real(check, what, window, hold=False)
         if timeout is None:
             timeout = getattr(self.target, "manual_settle", MANUAL_SETTLE) if self.manual else self.settle_window()
-        deadline = time.monotonic() + timeout
+        __tracebackhide__ = True
+        started = time.monotonic()
+        deadline = started + timeout
         while True:
             try:
                 result = check()
             except AssertionError as exc:
                 if time.monotonic() >= deadline:
                     self._record(window, "failed", None, str(exc))
-                    raise AssertionError(f"{what}: {exc}") from None
+                    raise Unmet(what, str(exc), self._clock_now(), time.monotonic() - started) from None
             else:
                 self._record(window, "passed", self.timeline.now())
                 return result
             time.sleep(0.05)
 
+    def _clock_now(self) -> float | None:
+        try:
+            return self.target.clock.now()
+        except Exception:   # noqa: BLE001 - a clock that cannot be read must not hide the failure
+            return None
+
     def consistently(self, check: Callable[[], Any], what: str, window: float | None = None) -> Any:
         """``check`` must pass now and keep passing over the window (only "now" on a manual clock,
         where nothing changes until time is moved). Just before a deadline it holds until then."""
+        __tracebackhide__ = True
         deadline = self.timeline.window
         if deadline is not None and deadline.kind == "before" and not self.manual:
             return self._judge_real(check, what, deadline, hold=True)
-        end = time.monotonic() + (window if window is not None else (0.0 if self.manual else HOLD_WINDOW))
+        started = time.monotonic()
+        end = started + (window if window is not None else (0.0 if self.manual else HOLD_WINDOW))
         while True:
             try:
                 result = check()
             except AssertionError as exc:
                 self._record(deadline, "failed", self.timeline.now(), str(exc))
-                raise AssertionError(f"{what}: {exc}") from None
+                raise Unmet(what, str(exc), self._clock_now(), time.monotonic() - started) from None
             if time.monotonic() >= end:
                 self._record(deadline, "passed", self.timeline.now())
                 return result
@@ -160,7 +170,7 @@ class ScenarioContext:
                     meter.observed(sent, timing.now())
                     if sent >= cutoff:
                         self._record(window, "failed", sent, str(exc), allowance)
-                        raise AssertionError(f"{what}: {exc} ({timing.describe(self.timings[-1])})") from None
+                        raise Unmet(what, f"{exc} ({timing.describe(self.timings[-1])})", self._clock_now()) from None
                     time.sleep(min(0.05, max(cutoff - timing.now(), 0.0)))
                     continue
                 received = timing.now()
@@ -184,7 +194,7 @@ class ScenarioContext:
                     break
             elif hold:
                 self._record(window, "failed", received, str(failure), allowance)
-                raise AssertionError(f"{what}: {failure} ({timing.describe(self.timings[-1])})")
+                raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now()) from None
             if received + 2 * (received - sent) + timing.REAL_MARGIN_MIN / 2 >= window.deadline:
                 break                      # the next answer would come too late to count
             time.sleep(0.02)
@@ -193,7 +203,7 @@ class ScenarioContext:
             return result
         if failure is not None and not hold and received <= window.deadline:
             self._record(window, "failed", received, str(failure), allowance)
-            raise AssertionError(f"{what}: {failure} ({timing.describe(self.timings[-1])})")
+            raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now())
         self._record(window, "error", None, "no answer arrived before the deadline", allowance)
         raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline "
                                    f"({timing.describe(self.timings[-1])}); the target was not judged")

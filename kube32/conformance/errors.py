@@ -24,6 +24,16 @@ class ApiStatusError(TargetBroke):
         super().__init__(f"{method} {path} -> {code} {self.reason}: {json.dumps(self.status.get('message', ''))}")
 
 
+class Unmet(TargetBroke):
+    """A Then step's expectation the target did not meet: ``expected`` (what the step checks),
+    ``actual`` (the last thing the runner saw, in full), ``clock`` (target-clock epoch when the
+    check gave up) and ``waited`` (real seconds it polled or held). Reads as ``"expected: actual"``."""
+
+    def __init__(self, expected: str, actual: str, clock: float | None = None, waited: float = 0.0) -> None:
+        self.expected, self.actual, self.clock, self.waited = expected, actual, clock, waited
+        super().__init__(f"{expected}: {actual}")
+
+
 class SchemaViolation(TargetBroke):
     """An object the target returned does not match the kube32 JSON Schemas."""
 

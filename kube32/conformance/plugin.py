@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from kube32.conformance import credentials, errors, kubeconfig, preflight, steps, suite
+from kube32.conformance import credentials, errors, explanation, kubeconfig, preflight, steps, suite
 from kube32.conformance.context import ScenarioContext, target_is_fresh
 from kube32.conformance.heartbeat import Heartbeat
 from kube32.conformance.reports import collector, terminal
@@ -334,11 +334,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         verdict = "disabled"
     elif report.passed and call.when == "call":
         verdict = "passed"
+    if verdict in ("failed", "deviation") and call.excinfo is not None:
+        explained = _explain(item, call.excinfo.value)
+        if verdict == "failed" and item.config.option.tbstyle not in ("long", "native"):
+            # the explanation instead of the runner's frames (--tb=long keeps pytest's traceback)
+            report.longrepr = explanation.ExplainedFailure(explained, call.excinfo.value, str(item.path),
+                                                           item.location[1] or 0)
     if verdict is not None:
         item.stash[VERDICT] = verdict
         where = getattr(item.stash.get(SCENARIO_TARGET, None), "scenario_where", None)
         item.config.stash[collector.COLLECTOR].record(item, verdict, report, where=where() if where else None)
     _attach_logs(item, report)
+
+
+def _explain(item: pytest.Item, exc: BaseException) -> dict | None:
+    """Build, stash and return the failure explanation; never let it change the verdict."""
+    log = item.stash.get(SCENARIO_LOG, None)
+    try:
+        built = explanation.build(exc, item_clauses(item), item.config.stash[collector.CATALOGUE],
+                                  log.as_dict(True)["steps"] if log is not None else [],
+                                  item.stash.get(collector.CONTEXT, None))
+    except Exception as problem:   # noqa: BLE001 - an explanation is a courtesy, the verdict stands
+        built = {"actual": str(exc), "explanation problem": repr(problem)}
+    item.stash[collector.EXPLANATION] = built
+    return built
 
 
 # -- where reports are written (the main process, or the xdist controller) ---------------------------

@@ -33,6 +33,7 @@ CATALOGUE = pytest.StashKey[catalogue.Catalogue]()
 COLLECTOR = pytest.StashKey["Collector"]()
 DEVIATIONS = pytest.StashKey[dict]()
 CONTEXT = pytest.StashKey[object]()      # the scenario's ScenarioContext (its observations)
+EXPLANATION = pytest.StashKey[dict]()    # a failed scenario's structured explanation (explanation.py)
 REPORT_ATTR = "kube32_scenario"          # the record's attribute on a pytest TestReport (survives xdist)
 
 FORMAT_VERSION = 1
@@ -109,7 +110,8 @@ class Collector:
             duration=round(getattr(report, "duration", 0.0), 3), message=message,
             line=gherkin.get("line", 0), tags=scenario_tags(gherkin) if gherkin else [], gherkin=gherkin,
             observations=recorded, timing=list(getattr(ctx, "timings", None) or []), finished=time.time(),
-            where=where)
+            where=where,
+            explanation=item.stash.get(EXPLANATION, None) if verdict in ("failed", "deviation") else None)
         setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
 
     # -- where the reports are written ----------------------------------------------------------
@@ -157,6 +159,7 @@ class Collector:
                 "scenarios": [{"name": r.name, "feature": r.feature, "line": r.line, "nodeid": r.nodeid,
                                "status": r.status, "duration": r.duration,
                                **({"message": r.message} if r.message else {}),
+                               **({"explanation": r.explanation} if r.explanation else {}),
                                **({"logs": log_paths(r)} if r.logs else {}),
                                **({"timing": r.timing} if r.timing else {}),
                                **({"where": r.where} if r.where else {})}
