@@ -8,6 +8,7 @@ import yaml
 from flask import request
 
 from kube32.reference import errors
+from kube32.reference.machinery import limits
 from kube32.reference.machinery import patch as patches
 from kube32.reference.machinery import protobuf
 from kube32.spec import constants
@@ -16,13 +17,17 @@ JSON_TYPES = ("application/json", "application/yaml", "application/x-yaml", "tex
 
 
 class _Loader(yaml.SafeLoader):
-    """YAML as Kubernetes reads it into JSON: timestamps stay strings (no datetime objects)."""
+    """YAML as Kubernetes reads it into JSON: timestamps stay strings (no datetime objects), and
+    only the tags JSON has (``!!set``, ``!!binary``, ``!!omap`` … are refused)."""
 
 
+_JSON_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "str", "seq", "map")}
 _Loader.yaml_implicit_resolvers = {
     ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_Loader.yaml_constructors = {tag: fn for tag, fn in yaml.SafeLoader.yaml_constructors.items()
+                             if tag in _JSON_TAGS or tag is None}
 
 
 def _no_constants(name: str) -> object:
@@ -56,13 +61,25 @@ def decode(data: bytes, mtype: str) -> object:
             docs = [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
         except yaml.YAMLError as exc:
             raise errors.BadRequest(f"the request body is not valid YAML: {exc}") from exc
+        except RecursionError:
+            raise errors.BadRequest(f"the request body is not valid YAML: it nests deeper than "
+                                    f"{limits.MAX_NESTING_DEPTH} levels") from None
         if len(docs) != 1:
             raise errors.BadRequest(f"expected exactly one YAML document in the body, found {len(docs)}")
-        return docs[0]
+        doc = docs[0]
+    else:
+        try:
+            doc = json.loads(text, parse_constant=_no_constants)
+        except RecursionError:
+            raise errors.BadRequest(f"the request body is not valid JSON: it nests deeper than "
+                                    f"{limits.MAX_NESTING_DEPTH} levels") from None
+        except ValueError as exc:
+            raise errors.BadRequest(f"the request body is not valid JSON: {exc}") from exc
     try:
-        return json.loads(text, parse_constant=_no_constants)
-    except ValueError as exc:
-        raise errors.BadRequest(f"the request body is not valid JSON: {exc}") from exc
+        limits.check_tree(doc, budget=limits.ALIAS_EXPANSION_PER_BYTE * len(data) + 16)
+    except limits.LimitError as exc:
+        raise errors.BadRequest(f"the request body cannot be accepted: {exc}") from None
+    return doc
 
 
 def object_body(allow_protobuf: bool = True) -> dict:

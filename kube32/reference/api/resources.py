@@ -22,7 +22,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from kube32.reference import errors
 from kube32.reference.api import bodies, tables, unsupported, watch
-from kube32.reference.machinery import selectors, strategy, validation
+from kube32.reference.machinery import limits, selectors, strategy, validation
 from kube32.reference.resources import RESOURCES, Resource, lookup
 from kube32.spec import constants, timefmt
 
@@ -212,6 +212,8 @@ def _check_schema(r: Resource, obj: dict) -> None:
     """The object's structure against the committed JSON Schema, before anything reads it: a value
     of the wrong JSON type is a 400 (upstream cannot decode it), another violation a 422."""
     wrong_type, other = validation.schema_causes(obj)
+    out_of_range, negative = limits.int_range_causes(r.kind, obj)
+    wrong_type, other = wrong_type + out_of_range, other + negative
     name = (obj.get("metadata") or {}).get("name", "")
     if wrong_type:
         summary = "; ".join(f"{c['field']}: {c['message'][len('Invalid value: '):]}" for c in wrong_type)
@@ -247,9 +249,9 @@ def create(t: Target) -> Response:
 
 def _create(cp, r: Resource, obj: dict) -> Response:
     _check_schema(r, obj)
+    _validate(r, obj)                         # what the user sent, before the strategy reads it
     strategy.prepare_for_create(r.kind, obj)
     strategy.apply_defaults(r.kind, obj)
-    _validate(r, obj)
     with cp.store.lock:
         ns = obj["metadata"].get("namespace")
         _ensure_namespace(cp, r, ns)

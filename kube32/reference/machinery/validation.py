@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kube32.reference.machinery import limits
 from kube32.spec import quantities
 from kube32.spec import validate as schemas
 
@@ -76,27 +77,57 @@ def validate_labels(labels: dict, path: str = "metadata.labels") -> list[dict]:
     return out
 
 
+def name_causes(field: str, name: str, kind: str, prefix: bool = False) -> list[dict]:
+    """Upstream's object name rules; ``prefix``: a generateName, judged with its trailing dash
+    masked (upstream's maskTrailingDash) since random characters follow it."""
+    rule, message = LABEL_NAMED_KINDS.get(kind, (dns_subdomain, SUBDOMAIN_MESSAGE))
+    limit = DNS_LABEL_MAX if kind in LABEL_NAMED_KINDS else DNS_SUBDOMAIN_MAX
+    checked = name[:-1] + "a" if prefix and len(name) > 1 and name.endswith("-") else name
+    out = []
+    if len(name) > limit:
+        out.append(cause(field, f'Invalid value: "{name[:80]}...": must be no more than {limit} characters'))
+    if not rule(checked[:limit]):
+        out.append(cause(field, f'Invalid value: "{name[:80]}": {message}'))
+    return out
+
+
+def annotation_causes(annotations: dict) -> list[dict]:
+    """Keys are qualified names; all keys and values together at most 256 KiB (upstream)."""
+    out = []
+    total = 0
+    for key, value in annotations.items():
+        problem = label_key_problem(str(key))
+        if problem:
+            out.append(cause("metadata.annotations", f'Invalid value: "{str(key)[:80]}": {problem}'))
+        total += len(str(key).encode()) + len(str(value).encode())
+    if total > limits.TOTAL_ANNOTATION_SIZE:
+        out.append(cause("metadata.annotations", f"Too long: may not be more than {limits.TOTAL_ANNOTATION_SIZE} "
+                         "bytes", "FieldValueTooLong"))
+    return out
+
+
 def validate_meta(obj: dict, kind: str = "") -> list[dict]:
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         return [cause("metadata", "Required value", "FieldValueRequired")]
-    name = meta.get("name")
-    if not name and not meta.get("generateName"):
+    name, generate = meta.get("name"), meta.get("generateName")
+    if not name and not generate:
         return [cause("metadata.name", "Required value: name or generateName is required", "FieldValueRequired")]
-    if name and not isinstance(name, str):
-        return [cause("metadata.name", f"Invalid value: {name!r}: must be a string")]
-    if name and kind in LABEL_NAMED_KINDS:
-        rule, message = LABEL_NAMED_KINDS[kind]
-        if not rule(name):
-            return [cause("metadata.name", f'Invalid value: "{name}": {message}')]
-    if name and not dns_subdomain(name):
-        return [cause("metadata.name", f'Invalid value: "{name}": {SUBDOMAIN_MESSAGE}')]
+    for field, value in (("name", name), ("generateName", generate)):
+        if value and not isinstance(value, str):
+            return [cause(f"metadata.{field}", f"Invalid value: {value!r}: must be a string")]
+    if name:
+        out = name_causes("metadata.name", name, kind)
+    else:
+        out = name_causes("metadata.generateName", generate, kind, prefix=True)
+    if out:
+        return out
     for field in ("labels", "annotations"):
         value = meta.get(field)
         if value is not None and (not isinstance(value, dict)
                                   or not all(isinstance(v, str) for v in value.values())):
             return [cause(f"metadata.{field}", "Invalid value: must be a map of strings")]
-    return validate_labels(meta.get("labels") or {})
+    return validate_labels(meta.get("labels") or {}) + annotation_causes(meta.get("annotations") or {})
 
 
 def _quantity_map(path: str, value: object) -> list[dict]:
@@ -106,9 +137,14 @@ def _quantity_map(path: str, value: object) -> list[dict]:
         return [cause(path, "Invalid value: must be a map of resource name to quantity")]
     out = []
     for name, q in value.items():
-        if not quantities.is_valid(q):
+        too_big = limits.quantity_problem(q)
+        if too_big:
+            out.append(cause(f"{path}[{name}]", f"Invalid value: {str(q)[:80]!r}: {too_big}"))
+        elif not quantities.is_valid(q):
             out.append(cause(f"{path}[{name}]", f"Invalid value: {q!r}: quantities must match the "
                              "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
+        elif quantities.parse(q) < 0:
+            out.append(cause(f"{path}[{name}]", f'Invalid value: "{q}": must be greater than or equal to 0'))
     return out
 
 
