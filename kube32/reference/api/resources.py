@@ -297,6 +297,9 @@ def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
     strategy.apply_defaults(r.kind, new)
     _validate(r, new)
     if t.sub is None:
+        causes = strategy.update_causes(r.kind, old, new)
+        if causes:
+            raise errors.Invalid.fields(r.kind, old["metadata"]["name"], causes, r.group)
         cp.admit(r.key, new, old, "UPDATE")
     if dry_run():
         given = new["metadata"].get("resourceVersion")

@@ -11,6 +11,8 @@ defaulting fills and ``kubectl describe``/``get`` print: the protocol of contain
 
 from __future__ import annotations
 
+import json
+
 from kube32.spec import quantities
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -132,3 +134,73 @@ def apply_defaults(kind: str, obj: dict) -> dict:
         spec.setdefault("type", DEFAULT_SERVICE_TYPE)
         _default_ports(spec.get("ports"))
     return obj
+
+
+# -- updates: upstream's ValidateUpdate of each registry strategy, in one table --------------
+# kind -> fields that never change once the object exists ("field is immutable").
+IMMUTABLE_FIELDS: dict[str, tuple[str, ...]] = {
+    "*": ("metadata.deletionTimestamp", "metadata.deletionGracePeriodSeconds"),   # only DELETE sets them
+    "Deployment": ("spec.selector",),                     # apps/v1
+    "DaemonSet": ("spec.selector",),
+    "Job": ("spec.selector", "spec.template", "spec.completions"),
+}
+# A pod's spec is immutable but for these (upstream ValidatePodUpdate); spec.nodeName is set only
+# by binding (the scheduler), container resources only by a resize, neither of which is an update.
+POD_MUTABLE_MESSAGE = ("pod updates may not change fields other than `spec.containers[*].image`,"
+                       "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` "
+                       "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
+                       "(allow it to be set to 1 if it was previously negative)")
+
+
+def _at(obj: dict, path: str) -> object:
+    node: object = obj
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _pod_spec_masked(spec: object, old_spec: dict) -> object:
+    """The spec with the fields an update may change replaced by the old spec's values."""
+    if not isinstance(spec, dict):
+        return spec
+    masked = dict(spec)
+    for key in ("containers", "initContainers"):
+        new_list, old_list = masked.get(key), old_spec.get(key)
+        if isinstance(new_list, list) and isinstance(old_list, list) and len(new_list) == len(old_list):
+            masked[key] = [({**c, "image": o.get("image")} if isinstance(c, dict) and isinstance(o, dict) else c)
+                           for c, o in zip(new_list, old_list, strict=True)]
+    for key in ("activeDeadlineSeconds",):
+        masked.pop(key, None)
+        if key in old_spec:
+            masked[key] = old_spec[key]
+    old_tol = old_spec.get("tolerations") or []
+    new_tol = masked.get("tolerations") or []
+    if isinstance(new_tol, list) and all(t in new_tol for t in old_tol):   # additions only
+        masked["tolerations"] = old_spec.get("tolerations")
+        if "tolerations" not in old_spec:
+            masked.pop("tolerations", None)
+    grace = old_spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace < 0 and masked.get("terminationGracePeriodSeconds") == 1:
+        masked["terminationGracePeriodSeconds"] = grace
+    return masked
+
+
+def update_causes(kind: str, old: dict, new: dict) -> list[dict]:
+    """Why an update (PUT/PATCH of the main resource) may not change ``old`` into ``new``."""
+    out = []
+    for path in (*IMMUTABLE_FIELDS["*"], *IMMUTABLE_FIELDS.get(kind, ())):
+        before, after = _at(old, path), _at(new, path)
+        if path.startswith("metadata.deletion") and after is None:
+            continue                      # left out: the stored value is kept
+        if before != after:
+            shown = json.dumps(after, separators=(",", ":"), sort_keys=True)
+            out.append({"reason": "FieldValueInvalid", "field": path,
+                        "message": f"Invalid value: {shown}: field is immutable"})
+    if kind == "Pod":
+        old_spec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
+        if _pod_spec_masked(new.get("spec"), old_spec) != old_spec:
+            out.append({"reason": "FieldValueForbidden", "field": "spec",
+                        "message": f"Forbidden: {POD_MUTABLE_MESSAGE}"})
+    return out

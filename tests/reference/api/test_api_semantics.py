@@ -93,30 +93,34 @@ def test_main_writes_keep_status_and_status_writes_keep_spec(api):
 
 
 def test_strategic_merge_patch_as_kubectl_apply_sends_it(api):
-    body = pod("web", containers=[{"name": "nginx", "image": "nginx:1.25", "ports": [{"containerPort": 80}]},
-                                  {"name": "side", "image": "busybox"}])
+    """(On a Deployment's template: a pod's container list is immutable, as upstream.)"""
+    body = deployment("web")
+    body["spec"]["template"]["spec"]["containers"] = [
+        {"name": "nginx", "image": "nginx:1.25", "ports": [{"containerPort": 80}]}, {"name": "side", "image": "busybox"}]
     body["metadata"]["annotations"] = {LAST_APPLIED: '{"old":true}\n'}
-    api.post(PODS, body)
-    new_last_applied = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"}}\n'
+    api.post(DEPLOYS, body)
+    new_last_applied = '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"}}\n'
     smp = {"metadata": {"annotations": {LAST_APPLIED: new_last_applied}},
-           "spec": {"$setElementOrder/containers": [{"name": "nginx"}, {"name": "side"}],
-                    "containers": [{"image": "nginx:1.26", "name": "nginx"},
-                                   {"name": "side", "$patch": "delete"}]}}
-    resp = api.patch(f"{PODS}/web", smp, content_type="application/strategic-merge-patch+json")
+           "spec": {"template": {"spec": {
+               "$setElementOrder/containers": [{"name": "nginx"}, {"name": "side"}],
+               "containers": [{"image": "nginx:1.26", "name": "nginx"}, {"name": "side", "$patch": "delete"}]}}}}
+    resp = api.patch(f"{DEPLOYS}/web", smp, content_type="application/strategic-merge-patch+json")
     assert resp.status_code == 200, resp.json
-    containers = resp.json["spec"]["containers"]
+    containers = resp.json["spec"]["template"]["spec"]["containers"]
     assert containers == [{"name": "nginx", "image": "nginx:1.26", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]
     assert resp.json["metadata"]["annotations"][LAST_APPLIED] == new_last_applied
-    assert api.get(f"{PODS}/web").json["metadata"]["annotations"][LAST_APPLIED] == new_last_applied
+    assert api.get(f"{DEPLOYS}/web").json["metadata"]["annotations"][LAST_APPLIED] == new_last_applied
 
 
 def test_merge_patch_replaces_lists_and_null_deletes(api):
-    api.create_pod("web", labels={"a": "1", "b": "2"},
-                   containers=[{"name": "one", "image": "x"}, {"name": "two", "image": "y"}])
-    out = api.patch(f"{PODS}/web", {"metadata": {"labels": {"a": None}},
-                                    "spec": {"containers": [{"name": "only", "image": "z"}]}}).json
+    body = deployment("web")
+    body["metadata"]["labels"] = {"a": "1", "b": "2"}
+    body["spec"]["template"]["spec"]["containers"] = [{"name": "one", "image": "x"}, {"name": "two", "image": "y"}]
+    api.post(DEPLOYS, body)
+    out = api.patch(f"{DEPLOYS}/web", {"metadata": {"labels": {"a": None}}, "spec": {"template": {"spec": {
+        "containers": [{"name": "only", "image": "z"}]}}}}).json
     assert out["metadata"]["labels"] == {"b": "2"}
-    assert [c["name"] for c in out["spec"]["containers"]] == ["only"]
+    assert [c["name"] for c in out["spec"]["template"]["spec"]["containers"]] == ["only"]
 
 
 def test_json_patch(api):
@@ -311,8 +315,9 @@ def test_upstream_defaults_for_ports_and_service_type(api):
     d["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 8080}]
     created = api.post(DEPLOYS, d).json
     assert created["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 8080, "protocol": "TCP"}]
-    patched = api.patch(f"{PODS}/web", {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 81}]}]}})
-    assert patched.json["spec"]["containers"][0]["ports"] == [{"containerPort": 81, "protocol": "TCP"}]
+    patched = api.patch(f"{DEPLOYS}/d", {"spec": {"template": {"spec": {"containers": [
+        {"name": "app", "ports": [{"containerPort": 81}]}]}}}})
+    assert patched.json["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 81, "protocol": "TCP"}]
 
 
 def test_yaml_timestamps_stay_strings(api):

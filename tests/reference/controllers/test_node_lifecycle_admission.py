@@ -77,7 +77,8 @@ def test_helper_for_controllers():
 def test_updates_are_not_defaulted(client):
     create_pod(client)
     pod = client.get("/api/v1/namespaces/default/pods/p").get_json()
-    pod["spec"]["tolerations"] = [{"key": "board", "operator": "Exists", "effect": "NoSchedule"}]
+    pod["spec"]["tolerations"] = [*pod["spec"]["tolerations"],          # (a pod may only add tolerations)
+                                   {"key": "board", "operator": "Exists", "effect": "NoSchedule"}]
     resp = client.put("/api/v1/namespaces/default/pods/p", json=pod)
     assert resp.status_code == 200, resp.get_json()
     assert resp.get_json()["spec"]["tolerations"] == pod["spec"]["tolerations"]     # no defaults added
