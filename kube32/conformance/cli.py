@@ -34,6 +34,7 @@ def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: fl
 def _serve(args: argparse.Namespace) -> int:
     from kube32.reference.config import Config
     from kube32.reference.serve import serve
+    from kube32.reference.store.backends import StoreDamaged
 
     overrides: dict[str, float] = {}
     for item in args.set or []:
@@ -47,7 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
     except profiles.ProfileError as exc:
         raise SystemExit(f"kube32-conformance serve: {exc}") from None
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
-                    clock_start=args.clock_start, overrides=overrides)
+                    clock_start=args.clock_start, overrides=overrides, fsync=not args.unsafe_no_fsync)
     from kube32.conformance import devcluster, secure_serve
 
     cluster = devcluster.prepare(args, config)      # one-line errors for bad flags and files, before binding
@@ -61,6 +62,11 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         with cluster:
             serve(config, ssl_context=tls) if tls is not None else serve(config)
+    except StoreDamaged as exc:        # one line and status 2; --debug adds the traceback
+        if args.debug:
+            raise
+        print(f"kube32-conformance serve: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:     # the address was taken between the check and the bind
         print(f"kube32-conformance serve: cannot listen on {args.listen}: {exc.strerror or exc}", file=sys.stderr)
         return devcluster.EXIT_USAGE
@@ -81,6 +87,10 @@ def add_serve(sub) -> None:
                         "and the further delay before the NoExecute taint")
     p.add_argument("--eviction-timeout", type=float, default=None,
                    help="tolerationSeconds of the default not-ready/unreachable tolerations (default 300)")
+    p.add_argument("--unsafe-no-fsync", action="store_true",
+                   help="answer writes before they are fsynced: faster, and acknowledged writes survive a "
+                        "killed server but may be lost on a power cut or OS crash")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of start-up errors")
     p.add_argument("--clock-start", type=float, default=None,
                    help="with --clock manual: the epoch the clock starts at, fractions allowed (controller "
                         "checks then fall at that phase; default: now, whole seconds)")

@@ -36,6 +36,18 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
             tokens=tokens.load(config.token_auth_file) if config.token_auth_file else None,
             client_certificates=bool(config.client_ca_file)))
 
+    store = app.extensions["kube32"].store
+
+    @app.before_request
+    def fresh_request() -> None:
+        store.forget_commits()
+
+    @app.after_request
+    def durable(response):
+        """A write is answered only once it is on disk (group commit: one fsync serves many)."""
+        store.wait_durable()
+        return response
+
     @app.errorhandler(errors.ApiError)
     def api_error(err: errors.ApiError):
         return jsonify(err.status()), err.code

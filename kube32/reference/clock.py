@@ -6,6 +6,7 @@ listener and runs every controller tick that falls inside an advance, in time or
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +39,7 @@ class ManualClock:
         self._now = float(start if start is not None else round(time.time()))
         self._lock = threading.RLock()
         self.stepper: Callable[[float], None] | None = None
+        self.persist: Callable[[float], None] | None = None    # remembers the time across restarts
 
     def now(self) -> float:
         return self._now
@@ -49,11 +51,13 @@ class ManualClock:
 
     def set(self, t: float) -> float:
         with self._lock:
-            if t < self._now:
-                raise ValueError("a manual clock only moves forward")
+            if not math.isfinite(t) or t < self._now:
+                raise ValueError("a manual clock only moves forward, to a finite time")
             if self.stepper is not None:
                 self.stepper(t)
             self._jump(t)
+            if self.persist is not None:
+                self.persist(self._now)
             return self._now
 
     def _jump(self, t: float) -> None:

@@ -16,6 +16,9 @@ class Config:
     clock_start: float | None = None     # manual clock start (epoch seconds)
     # Overrides of profile fields, e.g. {"reconcile_interval": 0.5, "not_ready_timeout": 4}
     overrides: dict = dataclasses.field(default_factory=dict)
+    # False (serve --unsafe-no-fsync): a write is answered before it is fsynced; it survives a
+    # killed process but may be lost on a power cut or OS crash.
+    fsync: bool = True
     run_loops: bool = True               # False: controllers never tick (API-only unit tests)
     # security (upstream's flags): with an authenticator, anonymous requests get 401
     token_auth_file: str | None = None

@@ -26,6 +26,8 @@ EXTENSIONS = (
     "kube32.reference.views.endpoints",
 )
 
+MANUAL_CLOCK_KEY = "manualClock"
+
 # fn(cp, resource key, new object, old object or None, "CREATE" | "UPDATE") -> None;
 # mutates the new object in place or raises errors.Invalid.
 Admission = Callable[["ControlPlane", str, dict, "dict | None", str], None]
@@ -35,8 +37,8 @@ class ControlPlane:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.profile = config.timing()
-        self.clock = ManualClock(config.clock_start) if config.clock == "manual" else RealClock()
-        backend = SqliteBackend(config.data_dir) if config.data_dir else MemoryBackend()
+        backend = SqliteBackend(config.data_dir, fsync=config.fsync) if config.data_dir else MemoryBackend()
+        self.clock = self._clock(config, backend)
         self.store = Store(backend, self.clock)
         self.events = EventRecorder(self.store, self.clock)
         self.loops = LoopRunner(self.clock, self.store.lock)
@@ -47,6 +49,19 @@ class ControlPlane:
         self._ensure_namespaces()
         for module in EXTENSIONS:
             importlib.import_module(module).install(self)
+
+    @staticmethod
+    def _clock(config: Config, backend) -> ManualClock | RealClock:
+        """A manual clock goes on from where it stood when the server stopped (the store remembers
+        it), unless ``clock_start`` says where to start."""
+        if config.clock != "manual":
+            return RealClock()
+        saved = backend.get_meta(MANUAL_CLOCK_KEY)
+        clock = ManualClock(config.clock_start if config.clock_start is not None or saved is None
+                            else float(saved))
+        clock.persist = lambda t: backend.set_meta(MANUAL_CLOCK_KEY, repr(t))
+        clock.persist(clock.now())
+        return clock
 
     def _ensure_namespaces(self) -> None:
         for ns in constants.DEFAULT_NAMESPACES:

@@ -98,6 +98,19 @@ class Gone(ApiError):
     code, reason = 410, "Expired"
 
 
+class Timeout(ApiError):
+    """504, as upstream's NewTimeoutError (e.g. a watch from a resourceVersion the store has not reached)."""
+
+    code, reason = 504, "Timeout"
+
+    @classmethod
+    def too_large_resource_version(cls, asked: int, current: int) -> Timeout:
+        err = cls(f"Timeout: Too large resource version: {asked}, current: {current}",
+                  causes=[{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}])
+        err.details["retryAfterSeconds"] = 1
+        return err
+
+
 class RequestEntityTooLarge(ApiError):
     code, reason = 413, "RequestEntityTooLarge"
 

@@ -8,9 +8,8 @@ import yaml
 from flask import request
 
 from kube32.reference import errors
-from kube32.reference.machinery import limits
+from kube32.reference.machinery import limits, protobuf
 from kube32.reference.machinery import patch as patches
-from kube32.reference.machinery import protobuf
 from kube32.spec import constants
 
 JSON_TYPES = ("application/json", "application/yaml", "application/x-yaml", "text/yaml", "")

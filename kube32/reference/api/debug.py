@@ -6,9 +6,12 @@ moves it, running every controller tick due on the way before answering.
 
 from __future__ import annotations
 
+import math
+
 from flask import Blueprint, current_app, jsonify, request
 
 from kube32.reference import errors
+from kube32.reference.machinery import limits
 from kube32.spec import timefmt
 
 bp = Blueprint("debug", __name__)
@@ -28,11 +31,18 @@ def clock():
         body = request.get_json(silent=True)
         if not isinstance(body, dict) or not ({"advance", "set"} & set(body)):
             raise errors.BadRequest('expected {"advance": seconds} or {"set": epoch seconds}')
+        key = "advance" if "advance" in body else "set"
+        value = body[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise errors.BadRequest(f"cannot move the clock: {key} must be a finite number of seconds, "
+                                    f"got {str(value)[:40]!r}")
+        now = cp.clock.now()
+        step = value if key == "advance" else value - now
+        if not 0 <= step <= limits.MAX_CLOCK_STEP:
+            raise errors.BadRequest(f"cannot move the clock: a manual clock moves forward by at most "
+                                    f"{limits.MAX_CLOCK_STEP:g} s per call (asked {step:g} s)")
         try:
-            if "advance" in body:
-                cp.clock.advance(float(body["advance"]))
-            else:
-                cp.clock.set(float(body["set"]))
-        except (TypeError, ValueError) as exc:
+            cp.clock.set(now + step)
+        except ValueError as exc:
             raise errors.BadRequest(f"cannot move the clock: {exc}") from exc
     return jsonify(_now_body(cp))

@@ -28,6 +28,8 @@ TOTAL_ANNOTATION_SIZE = 256 * 1024
 # (a longer number with a tiny value is refused as well: nobody writes one).
 QUANTITY_MAX_NUMBER_CHARS = 64
 QUANTITY_MAX_EXPONENT = 64
+# The manual clock moves at most this far in one call (every controller tick on the way runs).
+MAX_CLOCK_STEP = 86400.0
 # Upstream's ReplicaSet/Job controllers create at most this many pods per owner and sync (burstReplicas).
 BURST_REPLICAS = 500
 
@@ -151,7 +153,7 @@ def int_range_causes(kind: str, obj: dict) -> tuple[list[dict], list[dict]]:
                                      f"Go struct field {kind}.{field} of type int32", "FieldValueTypeInvalid"))
     for path in NONNEGATIVE_FIELDS.get(kind, ()):
         for field, v in values_at(obj, path):
-            if _is_int(v) and v < 0 and -INT32_MAX - 1 <= v:
+            if _is_int(v) and v < 0 and v >= -INT32_MAX - 1:
                 invalid.append(_cause(field, f"Invalid value: {v}: must be greater than or equal to 0"))
     return decode, invalid
 

@@ -1,4 +1,15 @@
-"""Persistence backends for the store: SQLite (durable) and memory (tests)."""
+"""Persistence backends for the store: SQLite (durable) and memory (tests).
+
+``SqliteBackend`` commits each write as its own WAL transaction while the store lock is held (a
+failed write raises before memory changes, so a request never half-happens). Durability against
+power loss comes from GROUP COMMIT: a sync thread fsyncs the WAL file, covering every commit made
+since its last fsync, and a request is answered only once its writes are covered
+(``wait_durable``). With ``fsync=False`` (``serve --unsafe-no-fsync``) writes survive a killed
+process but not a power cut or an OS crash — the mode the reference had before.
+
+Opening checks the data dir and the file (``StoreDamaged``): the server never starts empty, or on
+reused resourceVersions, because of a damaged store.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +17,10 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
+
+from kube32.reference import errors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
@@ -14,6 +28,12 @@ CREATE TABLE IF NOT EXISTS objects (
     PRIMARY KEY (resource, namespace, name));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+DURABLE_WAIT = 30.0      # seconds a request waits for its fsync before the server reports the disk stuck
+
+
+class StoreDamaged(Exception):
+    """The data dir cannot be served as it is; the message names the file and the problem."""
 
 
 class MemoryBackend:
@@ -22,58 +42,205 @@ class MemoryBackend:
     def load(self) -> tuple[int, Iterator[tuple[str, str, str, dict]]]:
         return 0, iter(())
 
-    def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> None:
+    def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> int:
+        return 0
+
+    def remove(self, rv: int, res: str, ns: str, name: str) -> int:
+        return 0
+
+    def get_meta(self, key: str) -> str | None:
+        return None
+
+    def set_meta(self, key: str, value: str) -> None:
         pass
 
-    def remove(self, rv: int, res: str, ns: str, name: str) -> None:
+    def wait_durable(self, seq: int) -> None:
         pass
 
     def close(self) -> None:
         pass
+
+
+def _check_dir(data_dir: str) -> None:
+    if os.path.exists(data_dir) and not os.path.isdir(data_dir):
+        raise StoreDamaged(f"{data_dir}: the data dir is a file, not a directory")
+    try:
+        os.makedirs(data_dir, exist_ok=True)
+    except OSError as exc:
+        raise StoreDamaged(f"{data_dir}: cannot create the data dir: {exc.strerror}") from exc
+    probe = os.path.join(data_dir, ".kube32-write-probe")
+    try:                                     # os.access says yes to root even on a read-only mount
+        with open(probe, "wb") as f:
+            f.write(b"probe")
+        os.remove(probe)
+    except OSError as exc:
+        raise StoreDamaged(f"{data_dir}: the data dir is not writable: {exc.strerror}") from exc
+
+
+def _check_file(path: str) -> bool:
+    """True when the file exists (and looks like SQLite)."""
+    if not os.path.exists(path):
+        return False
+    if os.path.getsize(path) == 0:
+        raise StoreDamaged(f"{path}: the store file is empty (0 bytes) although the server never leaves it "
+                           "so; restore it or remove it to start an empty store")
+    with open(path, "rb") as f:
+        if f.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            raise StoreDamaged(f"{path}: not an SQLite database (corrupt header)")
+    return True
 
 
 class SqliteBackend:
-    """One SQLite file; each write is its own committed transaction (WAL), so an acknowledged
-    write survives kill -9."""
+    """One SQLite file in WAL mode; see the module docstring for commits and fsync."""
 
     FILENAME = "kube32.sqlite3"
 
-    def __init__(self, data_dir: str) -> None:
-        os.makedirs(data_dir, exist_ok=True)
+    def __init__(self, data_dir: str, *, fsync: bool = True) -> None:
+        _check_dir(data_dir)
         self.path = os.path.join(data_dir, self.FILENAME)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        existed = _check_file(self.path)
         self._lock = threading.Lock()
-
-    def load(self) -> tuple[int, Iterator[tuple[str, str, str, dict]]]:
-        row = self._db.execute("SELECT value FROM meta WHERE key='resourceVersion'").fetchone()
-        rv = int(row[0]) if row else 0
-        rows = self._db.execute("SELECT resource, namespace, name, body FROM objects").fetchall()
-        return rv, ((r, ns, n, json.loads(b)) for r, ns, n, b in rows)
-
-    def _write(self, rv: int, sql: str, args: tuple) -> None:
-        with self._lock:
-            self._db.execute("BEGIN")
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")   # commits append to the WAL; fsync below
+            if existed:
+                problem = self._db.execute("PRAGMA quick_check").fetchone()[0]
+                if problem != "ok":
+                    raise StoreDamaged(f"{self.path}: the store is damaged: {problem}")
+                tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if not {"objects", "meta"} <= tables:
+                    raise StoreDamaged(f"{self.path}: not a kube32 store (no objects/meta tables)")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreDamaged(f"{self.path}: the store is damaged: {exc}") from exc
+        # group commit: _written counts commits, _synced the commits an fsync has covered
+        self.fsync = fsync
+        self.syncs = 0
+        self._written = self._synced = 0
+        self._sync_error: OSError | None = None
+        self._closing = False
+        self._cond = threading.Condition()
+        self._syncer: threading.Thread | None = None
+        if fsync:
+            self._wal_fd = os.open(self.path + "-wal", os.O_RDONLY)
+            dir_fd = os.open(data_dir, os.O_RDONLY)
             try:
-                self._db.execute(sql, args)
-                self._db.execute(
-                    "INSERT INTO meta(key, value) VALUES('resourceVersion', ?) "
-                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (str(rv),))
+                os.fsync(dir_fd)                  # the files' directory entries survive too
+            finally:
+                os.close(dir_fd)
+            self._syncer = threading.Thread(target=self._sync_loop, name="kube32-fsync", daemon=True)
+            self._syncer.start()
+
+    # -- reading at start ------------------------------------------------------------------
+    def load(self) -> tuple[int, Iterator[tuple[str, str, str, dict]]]:
+        """The recorded resourceVersion and every object, checked: a row that is not an object
+        with its own resourceVersion, or a recorded version behind the objects', is damage."""
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key='resourceVersion'").fetchone()
+            rows = self._db.execute("SELECT resource, namespace, name, body FROM objects").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreDamaged(f"{self.path}: the store is damaged: {exc}") from exc
+        try:
+            rv = int(row[0]) if row else 0
+        except ValueError:
+            raise StoreDamaged(f"{self.path}: the recorded resourceVersion {row[0]!r} is not a number") from None
+        objects, newest = [], 0
+        for res, ns, name, body in rows:
+            try:
+                obj = json.loads(body)
+                obj_rv = int(obj["metadata"]["resourceVersion"])
+            except (ValueError, TypeError, KeyError) as exc:
+                raise StoreDamaged(f"{self.path}: the stored {res} {ns + '/' if ns else ''}{name} is not a "
+                                   f"kube32 object ({type(exc).__name__}: {str(exc)[:80]})") from None
+            newest = max(newest, obj_rv)
+            objects.append((res, ns, name, obj))
+        if newest > rv:
+            raise StoreDamaged(f"{self.path}: the recorded resourceVersion {rv} is behind the stored objects' "
+                               f"({newest}): the store was rolled back or edited; serving it would reuse "
+                               "resourceVersions")
+        return rv, iter(objects)
+
+    # -- writing ---------------------------------------------------------------------------
+    def _write(self, rv: int, statements: list[tuple[str, tuple]]) -> int:
+        """One committed transaction; the commit number to hand ``wait_durable``."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                for sql, args in statements:
+                    self._db.execute(sql, args)
+                if rv:
+                    self._db.execute("INSERT INTO meta(key, value) VALUES('resourceVersion', ?) "
+                                     "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (str(rv),))
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:      # SQLite rolls some failures (disk full) back itself
+                    self._db.execute("ROLLBACK")
+                raise errors.InternalError(f"storage write failed, nothing was changed: {exc} ({self.path})") \
+                    from exc
+        with self._cond:
+            self._written += 1
+            self._cond.notify_all()
+            return self._written
 
-    def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> None:
-        self._write(rv, "INSERT INTO objects(resource, namespace, name, body) VALUES(?,?,?,?) "
-                        "ON CONFLICT(resource, namespace, name) DO UPDATE SET body=excluded.body",
-                    (res, ns, name, json.dumps(obj, separators=(",", ":"))))
+    def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> int:
+        return self._write(rv, [("INSERT INTO objects(resource, namespace, name, body) VALUES(?,?,?,?) "
+                                 "ON CONFLICT(resource, namespace, name) DO UPDATE SET body=excluded.body",
+                                 (res, ns, name, json.dumps(obj, separators=(",", ":"))))])
 
-    def remove(self, rv: int, res: str, ns: str, name: str) -> None:
-        self._write(rv, "DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", (res, ns, name))
+    def remove(self, rv: int, res: str, ns: str, name: str) -> int:
+        return self._write(rv, [("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",
+                                 (res, ns, name))])
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._write(0, [("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET "
+                         "value=excluded.value", (key, value))])
+
+    # -- group commit ----------------------------------------------------------------------
+    def _sync_loop(self) -> None:
+        while True:
+            with self._cond:
+                while self._synced >= self._written and not self._closing:
+                    self._cond.wait()
+                if self._synced >= self._written:
+                    return
+                target = self._written
+            try:
+                os.fsync(self._wal_fd)         # one fsync covers every commit up to ``target``
+                error = None
+            except OSError as exc:
+                error = exc
+            with self._cond:
+                self.syncs += 1
+                if error is None:
+                    self._synced = max(self._synced, target)
+                self._sync_error = error
+                self._cond.notify_all()
+            if error is not None:
+                time.sleep(0.1)               # a failing disk: retry, without spinning
+
+    def wait_durable(self, seq: int) -> None:
+        """Return once commit ``seq`` is on disk (at once without fsync)."""
+        if not self.fsync or not seq:
+            return
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._synced >= seq or self._sync_error is not None,
+                                       DURABLE_WAIT):
+                raise errors.InternalError(f"storage sync did not finish within {DURABLE_WAIT:g} s ({self.path})")
+            if self._synced < seq:
+                raise errors.InternalError(f"storage sync failed: {self._sync_error} ({self.path})")
 
     def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        if self._syncer is not None:
+            self._syncer.join(timeout=10)
+            os.close(self._wal_fd)
         with self._lock:
             self._db.close()

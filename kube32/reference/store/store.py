@@ -46,6 +46,7 @@ class Store:
         self._log: list[tuple[int, str, str, dict]] = []
         self._log_rvs: list[int] = []
         self.listeners: list[Listener] = []
+        self._committed = threading.local()    # the last commit of this thread (wait_durable)
         rv, rows = backend.load()
         self._rv = rv
         for res, ns, name, obj in rows:
@@ -151,7 +152,7 @@ class Store:
             meta["generation"] = 1
             rv = self._next_rv()
             meta["resourceVersion"] = str(rv)
-            self._backend.put(rv, res, ns, name, obj)
+            self._committed.seq = self._backend.put(rv, res, ns, name, obj)
             self._put(res, ns, name, obj)
             self._emit("ADDED", res, obj)
             return copy.deepcopy(obj)
@@ -194,7 +195,7 @@ class Store:
                 return copy.deepcopy(old)
             rv = self._next_rv()
             meta["resourceVersion"] = str(rv)
-            self._backend.put(rv, res, ns, name, obj)
+            self._committed.seq = self._backend.put(rv, res, ns, name, obj)
             self._put(res, ns, name, obj)
             self._emit("MODIFIED", res, obj)
             return copy.deepcopy(obj)
@@ -208,11 +209,19 @@ class Store:
             rv = self._next_rv()
             gone = copy.deepcopy(old)
             gone["metadata"]["resourceVersion"] = str(rv)
-            self._backend.remove(rv, res, ns, name)
+            self._committed.seq = self._backend.remove(rv, res, ns, name)
             self._unindex(res, ns, name, old)
             del self._objects[res][ns][name]
             self._emit("DELETED", res, gone)
             return copy.deepcopy(gone)
+
+    def forget_commits(self) -> None:
+        """A request starts: none of its writes are pending yet."""
+        self._committed.seq = 0
+
+    def wait_durable(self) -> None:
+        """Return once every write this thread made is durable (fsync), before a request is answered."""
+        self._backend.wait_durable(getattr(self._committed, "seq", 0))
 
     def close(self) -> None:
         """Close the backend; open watches end at once (their servers are shutting down)."""
@@ -224,9 +233,12 @@ class Store:
     # -- watches -------------------------------------------------------------------------
     def watch(self, res: str, namespace: str | None, since_rv: int | None) -> Watch:
         """Events for ``res`` after ``since_rv``; None means "from now". 410 Gone when the log no
-        longer reaches back that far (trimmed, or the server restarted since)."""
+        longer reaches back that far (trimmed, or the server restarted since); 504 Timeout ("Too
+        large resource version") when the store has not reached it."""
         with self.lock:
             start = self._rv if since_rv is None else since_rv
+            if start > self._rv:
+                raise errors.Timeout.too_large_resource_version(start, self._rv)
             if start < self._log_floor:
                 raise errors.Gone(f"too old resource version: {start} ({self._rv})")
             return Watch(self, res, namespace, start)
