@@ -24,6 +24,7 @@ EXTENSIONS = (
     "kube32.reference.controllers.deployment",
     "kube32.reference.controllers.workload",
     "kube32.reference.views.endpoints",
+    "kube32.reference.controllers.namespace",
 )
 
 MANUAL_CLOCK_KEY = "manualClock"

@@ -9,7 +9,7 @@ Semantics follow upstream's REST strategies (``reference.machinery.strategy``): 
 create (a Pod starts Pending), main-resource writes keep the stored status and status writes keep
 everything else, a PATCH with ``application/apply-patch+yaml`` on a missing object creates it
 (201), a bound unfinished pod is deleted gracefully (``deletionTimestamp``; removed when a DELETE
-with grace period 0 arrives), and a namespace delete removes what it holds.
+with grace period 0 arrives), and a namespace delete marks it Terminating, removes what it holds, then removes it.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from kube32.reference import errors
 from kube32.reference.api import bodies, tables, unsupported, watch
+from kube32.reference.controllers import loop, namespace
 from kube32.reference.machinery import limits, selectors, strategy, validation
-from kube32.reference.resources import RESOURCES, Resource, lookup
+from kube32.reference.resources import Resource, lookup
 from kube32.spec import constants, timefmt
 
 bp = Blueprint("resources", __name__)
@@ -234,9 +235,17 @@ def _writable(cp, r: Resource) -> None:
         raise errors.MethodNotAllowed(f"{r.key} are computed by the API server and are read-only")
 
 
-def _ensure_namespace(cp, r: Resource, ns: str | None) -> None:
-    if r.namespaced and ns and cp.store.peek("namespaces", "", ns) is None:
+def _ensure_namespace(cp, r: Resource, ns: str | None, name: str = "") -> None:
+    if not (r.namespaced and ns):
+        return
+    stored = cp.store.peek("namespaces", "", ns)
+    if stored is None:
         raise errors.NotFound.object("namespaces", "", ns)
+    if namespace.is_terminating(stored):
+        raise errors.Forbidden(f"{r.plural}{'.' + r.group if r.group else ''} \"{name}\" is forbidden: unable to create new "
+                               f"content in namespace {ns} because it is being terminated", kind=r.plural,
+                               group=r.group, causes=[{"reason": "NamespaceTerminating", "field": "metadata.namespace",
+                                                       "message": f"namespace {ns} is being terminated"}])
 
 
 def create(t: Target) -> Response:
@@ -254,13 +263,14 @@ def _create(cp, r: Resource, obj: dict) -> Response:
     strategy.apply_defaults(r.kind, obj)
     with cp.store.lock:
         ns = obj["metadata"].get("namespace")
-        _ensure_namespace(cp, r, ns)
+        _ensure_namespace(cp, r, ns, obj["metadata"].get("name") or obj["metadata"].get("generateName", ""))
         cp.admit(r.key, obj, None, "CREATE")
         if dry_run():
             return render(cp, r, _dry_run_created(cp, r, obj), 201)
         created = cp.store.create(r.key, obj)
         if r.key == "pods" and not (created.get("spec") or {}).get("nodeName") and cp.scheduler is not None:
-            cp.scheduler.schedule(created)
+            # the pod is stored: a scheduling failure is the scheduler's (logged, retried), not the request's
+            loop.isolated(cp, "default-scheduler", created, cp.scheduler.schedule, created)
             created = cp.store.get("pods", created["metadata"]["namespace"], created["metadata"]["name"])
     return render(cp, r, created, 201)
 
@@ -396,7 +406,7 @@ def _remove(cp, r: Resource, obj: dict, options: dict, dry: bool) -> dict:
     if dry:
         return obj
     if r.key == "namespaces":
-        remove_namespace_contents(cp, meta["name"])
+        return namespace.delete(cp, obj)
     return cp.store.delete(r.key, ns, meta["name"])
 
 
@@ -423,14 +433,6 @@ def delete_collection(t: Target) -> Response:
         rv = cp.store.resource_version
     return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
                     "metadata": {"resourceVersion": str(rv)}, "items": gone})
-
-
-def remove_namespace_contents(cp, namespace: str) -> None:
-    """Everything stored in a namespace goes with it (kube32 finalizes namespaces synchronously)."""
-    for r in RESOURCES:
-        if r.namespaced and not r.read_only and r.key not in cp.views:
-            for obj in list(cp.store.list(r.key, namespace)):
-                cp.store.delete(r.key, namespace, obj["metadata"]["name"])
 
 
 def terminate(cp, pod: dict, grace: int | None) -> dict:

@@ -18,7 +18,7 @@ import contextlib
 import logging
 
 from kube32.reference import errors
-from kube32.reference.controllers import deployment_plan, deployment_status
+from kube32.reference.controllers import deployment_plan, deployment_status, loop
 from kube32.spec import timefmt
 
 DEPLOYMENTS = "deployments.apps"
@@ -90,12 +90,8 @@ class DeploymentController:
         with cp.store.lock:
             deployments = cp.store.list(DEPLOYMENTS)
             apply(cp, deployment_plan.orphans(cp.store.list(PODS), deployments), now)
-            for deployment in deployments:
-                try:
-                    self.sync(deployment, now)
-                except (ValueError, TypeError):   # e.g. maxUnavailable "25" (no %): skip only this one
-                    meta = deployment["metadata"]
-                    log.exception("Deployment %s/%s cannot be reconciled", meta.get("namespace"), meta["name"])
+            for deployment in deployments:    # e.g. maxUnavailable "25" (no %) skips only this one
+                loop.isolated(cp, self.NAME, deployment, self.sync, deployment, now)
 
     def sync(self, deployment: dict, now: float) -> None:
         cp = self.cp

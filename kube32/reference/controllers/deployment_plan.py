@@ -33,6 +33,7 @@ import copy
 import dataclasses
 import math
 
+from kube32.reference.machinery import limits
 from kube32.reference.machinery.defaults import add_default_tolerations
 from kube32.reference.machinery.hashing import fnv32a, safe_encode, template_hash  # noqa: F401 (faults patch these names here)
 from kube32.spec import constants, timefmt
@@ -289,7 +290,7 @@ def plan(deployment: dict, pods: list[dict], now: float, toleration_seconds: flo
     current_count = sum(1 for p in active if is_current(p, current))
     if missing == 0 and stale_left and len(active) < desired + surge and current_count < desired:
         missing, reason = 1, "surge"
-    for _ in range(missing):
+    for _ in range(min(missing, limits.BURST_REPLICAS)):     # upstream's burst per pass
         actions.append(CreatePod(pod_from_template(deployment, current, toleration_seconds), reason))
     return actions
 

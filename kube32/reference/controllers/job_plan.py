@@ -21,6 +21,7 @@ import copy
 import dataclasses
 
 from kube32.reference.controllers.daemonset_plan import is_finished, is_ready, is_terminating, pod_name
+from kube32.reference.machinery import limits
 from kube32.reference.machinery.defaults import add_default_tolerations
 from kube32.spec import constants, reasons, timefmt
 
@@ -151,7 +152,7 @@ def decide(job: dict, pods: list[dict], now: float) -> JobPlan:
                                                reasons.JOB_COMPLETIONS_REACHED_MSG, now))
     want = wanted_active(job, succeeded)
     if len(active) < want:
-        return JobPlan(create=want - len(active))
+        return JobPlan(create=min(want - len(active), limits.BURST_REPLICAS))   # upstream's burst per pass
     return JobPlan(delete=[(p, "too many active pods") for p in newest_first[:len(active) - want]])
 
 

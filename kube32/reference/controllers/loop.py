@@ -23,6 +23,25 @@ class Controller(Protocol):
     def reconcile(self, now: float) -> None: ...
 
 
+def isolated(cp, component: str, obj: dict, fn, *args) -> object:
+    """Run one object's share of a pass. A failure stays that object's: a log line and a Warning
+    event on it, and the pass goes on with the others (the next pass retries). Returns what
+    ``fn`` returned, or None when it failed."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        meta = obj.get("metadata") or {}
+        log.exception("%s: %s %s/%s failed", component, obj.get("kind"), meta.get("namespace", ""), meta.get("name"))
+        cp.loops.errors.append(f"{component}: {obj.get('kind')} {meta.get('name')}: {exc!r}")
+        del cp.loops.errors[:-100]
+        try:
+            cp.events.record(obj, "Warning", "ReconcileError",
+                             f"{component} skipped this object: {type(exc).__name__}: {str(exc)[:200]}", component)
+        except Exception:             # the event is best effort; the log line above is the record
+            log.exception("%s: could not record the Warning event", component)
+        return None
+
+
 class LoopRunner:
     def __init__(self, clock, lock: threading.RLock) -> None:
         self.clock = clock

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 
 from kube32.reference import errors
-from kube32.reference.controllers import daemonset_plan, job_plan
+from kube32.reference.controllers import daemonset_plan, job_plan, loop
 from kube32.reference.controllers.daemonset_plan import is_finished, is_terminating, pod_name
 from kube32.spec import constants, reasons, timefmt
 
@@ -163,13 +163,8 @@ class WorkloadController:
                 self._isolated(sync_job, job, by_owner.get(job["metadata"]["uid"], []), now)
 
     def _isolated(self, sync, owner: dict, *args) -> None:
-        """One broken object must not stop the others: log it and go on (the next pass retries)."""
-        try:
-            sync(self.cp, owner, *args)
-        except Exception as exc:
-            meta = owner["metadata"]
-            log.exception("%s %s/%s failed", owner.get("kind"), meta.get("namespace"), meta.get("name"))
-            self.cp.loops.errors.append(f"{self.NAME}: {owner.get('kind')} {meta.get('name')}: {exc!r}")
+        """One broken object must not stop the others (``loop.isolated``)."""
+        loop.isolated(self.cp, self.NAME, owner, sync, self.cp, owner, *args)
 
 
 # -- admission -----------------------------------------------------------------------------------

@@ -9,10 +9,14 @@ per node resourceVersion + bound pods by node), ``messages`` (kube-scheduler tex
 
 from __future__ import annotations
 
+import functools
+
+from kube32.reference.controllers import loop
 from kube32.reference.scheduler.scheduler import ReconcileLoop, Scheduler
 
 
 def install(cp) -> None:
     """Make ``cp.scheduler`` the pod-create hook and register the reconcile loop on ``cp.loops``."""
     cp.scheduler = Scheduler(cp.store, cp.events, cp.clock)
+    cp.scheduler.guard = functools.partial(loop.isolated, cp, "default-scheduler")
     cp.loops.register(ReconcileLoop(cp.scheduler, cp.profile))

@@ -86,6 +86,8 @@ class Scheduler:
         self.store, self.events, self.clock = store, events, clock
         self.profile = registry.new_profile()
         self.cache = SchedulerCache(store)
+        # guard(obj, fn, *args): runs one pod's attempt; the control plane isolates failures per pod
+        self.guard = lambda obj, fn, *args: fn(*args)
 
     # -- deciding -------------------------------------------------------------------------
     def decide(self, pod: framework.PodInfo) -> Decision:
@@ -177,8 +179,8 @@ class Scheduler:
             waiting.sort(key=lambda p: (p["metadata"].get("creationTimestamp", ""),
                                         p["metadata"].get("namespace", ""), p["metadata"]["name"]))
             bound = 0
-            for pod in waiting:
-                result = self.schedule(pod)
+            for pod in waiting:            # one pod that cannot be scheduled must not stop the others
+                result = self.guard(pod, self.schedule, pod)
                 if result is not None and (result.get("spec") or {}).get("nodeName"):
                     bound += 1
             return bound
