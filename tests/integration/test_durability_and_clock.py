@@ -71,7 +71,7 @@ def test_kill_9_during_writes_loses_no_acknowledged_object(tmp_path):
         i = 0
         while not stop.is_set():
             try:
-                resp = http.post(first.url + PODS, json=pod(f"{prefix}-{i}"), timeout=5)
+                resp = http.post(first.url + PODS, json=pod(f"{prefix}-{i}"), timeout=60)   # fsync on a busy disk
             except requests.RequestException:
                 return                                    # the server is gone
             if resp.status_code == 201:
