@@ -473,6 +473,7 @@ def _write_scale(cp, r: Resource, old: dict, scale: object) -> Response:
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     new = copy.deepcopy(old)
     new.setdefault("spec", {})["replicas"] = replicas
+    _check_schema(r, new)                     # int32, as every other write
     if rv:
         new["metadata"]["resourceVersion"] = rv
     if dry_run():

@@ -1,0 +1,99 @@
+"""Helpers for the hostile-input tests: a ``serve`` child whose log goes to a file (a pipe nobody
+reads would fill), and one hostile request sent while another client keeps reading."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import requests
+from integration_helpers import BOOT_TIMEOUT, Serve
+
+PROBE_PATH = "/api/v1/namespaces/default"
+PROBE_BOUND = 5.0        # seconds: "answered at all while the hostile request runs", not a speed target
+HOSTILE_TIMEOUT = 60.0   # a bound on waiting for the hostile answer itself
+
+
+class LoggedServe(Serve):
+    """``Serve`` with the child's output in ``log_path``."""
+
+    def __init__(self, *args: str, log_path: Path, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.log_path = log_path
+
+    def start(self) -> LoggedServe:
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"serve exited with {self.proc.returncode}: {self.log_path.read_text()[-2000:]}")
+            try:
+                if requests.get(self.url + "/version", timeout=1).status_code == 200:
+                    return self
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"serve did not answer on {self.url} within {BOOT_TIMEOUT} s")
+
+
+@dataclasses.dataclass
+class Outcome:
+    response: requests.Response
+    seconds: float                 # how long the hostile request took
+    probes: list[float]            # another client's GET latencies meanwhile
+
+    @property
+    def worst_probe(self) -> float:
+        return max(self.probes)
+
+
+def hostile(url: str, method: str, path: str, **kwargs) -> Outcome:
+    """Send one request while a second client GETs ``PROBE_PATH`` in a loop (at least once, and
+    until the hostile request is answered); every probe must be answered 200."""
+    probes: list[float] = []
+    failures: list[str] = []
+    done = threading.Event()
+
+    def probe() -> None:
+        http = requests.Session()
+        while True:
+            start = time.monotonic()
+            try:
+                status = http.get(url + PROBE_PATH, timeout=HOSTILE_TIMEOUT).status_code
+            except requests.RequestException as exc:
+                failures.append(repr(exc))
+                return
+            probes.append(time.monotonic() - start)
+            if status != 200:
+                failures.append(f"probe answered {status}")
+            if done.wait(0.02):
+                return
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    start = time.monotonic()
+    try:
+        resp = requests.request(method, url + path, timeout=HOSTILE_TIMEOUT, **kwargs)
+    finally:
+        seconds = time.monotonic() - start
+        done.set()
+        thread.join(HOSTILE_TIMEOUT)
+    assert not failures, failures
+    return Outcome(resp, seconds, probes)
+
+
+def assert_status(outcome: Outcome, code: int, reason: str, *fragments: str) -> dict:
+    """A Kubernetes Status with this code and reason (and these message fragments), and the other
+    client was answered within ``PROBE_BOUND`` throughout."""
+    resp = outcome.response
+    body = resp.json()
+    assert resp.status_code == code, (resp.status_code, body)
+    assert body["kind"] == "Status" and body["code"] == code and body["reason"] == reason, body
+    for fragment in fragments:
+        assert fragment in body["message"], body["message"]
+    assert outcome.probes and outcome.worst_probe < PROBE_BOUND, outcome.probes
+    return body
