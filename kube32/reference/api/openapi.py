@@ -210,8 +210,9 @@ def resource_paths(r: Resource) -> dict[str, dict]:
         collection["post"] = _operation("post", r, gvk, ns, parameters=WRITE_PARAMS,
                                         requestBody=_body(schema, ("application/json", "application/yaml")),
                                         responses=_responses(schema, "200", "201", "202"))
+        # what the server answers (as a real kube-apiserver does): the list of what was deleted
         collection["delete"] = _operation("deletecollection", r, gvk, ns, parameters=LIST_PARAMS + DELETE_PARAMS,
-                                          responses=_responses(STATUS_SCHEMA, "200"))
+                                          responses=_responses(list_schema, "200"))
         item["put"] = _operation("put", r, gvk, ns, parameters=WRITE_PARAMS,
                                  requestBody=_body(schema, ("application/json", "application/yaml")),
                                  responses=_responses(schema, "200", "201"))
