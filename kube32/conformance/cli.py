@@ -168,6 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--request-timeout", str(args.request_timeout)]
     if args.deviations:
         argv += ["--deviations", args.deviations]
+    argv += ["--level", args.level]
     for clause in args.clause or []:
         argv += ["--clause", clause]
     for area in args.area or []:
@@ -213,6 +214,9 @@ def add_run(sub) -> None:
     p.add_argument("--area", action="append", help="only these areas (repeatable)")
     p.add_argument("--tags", metavar="EXPR", help="pytest -m expression over feature tags")
     p.add_argument("--deviations", metavar="FILE", help="YAML list of {clause, reason} the target declares")
+    p.add_argument("--level", choices=("document", "reference"), default="document",
+                   help="the level that decides verdicts and exit status: document (what the document states, "
+                        "default) or reference (also our readings where the document is silent)")
     p.add_argument("--report", default="reports", metavar="DIR",
                    help="where junit.xml, cucumber.json, clauses.json, index.html go (default %(default)s)")
     p.add_argument("--features", metavar="DIR", help="run these feature files instead of the packaged ones")

@@ -16,6 +16,7 @@ from kube32.conformance import credentials, timing
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError, Unmet
 from kube32.conformance.kubelets import FakeKubelet
+from kube32.conformance.levels import DOCUMENT, REFERENCE, Judge
 from kube32.conformance.observations import Observations
 from kube32.conformance.targets import base
 from kube32.conformance.timeline import Timeline
@@ -28,7 +29,7 @@ HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real c
 
 class ScenarioContext:
     def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset(),
-                 heartbeat=None) -> None:
+                 heartbeat=None, judge: Judge | None = None) -> None:
         self.target = target
         self.api: ApiClient = target.api
         self.profile = target.profile
@@ -39,6 +40,7 @@ class ScenarioContext:
         self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
         self.notes: dict[str, Any] = {}          # scratch space for area steps
         self.tags = tags                         # the scenario's tags (rig boards read them)
+        self.judge = judge or Judge(())          # failed checks, by clause and level (levels.py)
         self.observations = Observations(target.clock, self.ns)   # what the report's timeline draws
         self.timings: list[dict] = []            # timing verdicts (kube32.conformance.timing.record)
         self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
@@ -59,6 +61,17 @@ class ScenarioContext:
     def require(self, capability: str) -> None:
         if not self.has(capability):
             raise CapabilityMissing(f"this step needs the target capability {capability!r}")
+
+    # -- judging ----------------------------------------------------------------------------
+    def judging(self, clause: str | None = None, level: str = DOCUMENT):
+        """``with k32.judging("NODE-EVICT-EVENT"):`` a failed assertion inside counts against that
+        clause only, and the scenario goes on (see levels.py)."""
+        return self.judge.judging(clause, level)
+
+    def reference(self, clause: str | None = None):
+        """``with k32.reference("NODE-EVICT-EVENT"):`` a check of our reading where the document is
+        silent (an exact string, an upstream format): it never decides the document-level verdict."""
+        return self.judge.judging(clause, REFERENCE)
 
     # -- nodes ----------------------------------------------------------------------------
     def add_kubelet(self, name: str, lease_duration: float | None = None) -> FakeKubelet:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from kube32.conformance import credentials, errors, explanation, kubeconfig, preflight, steps, suite
+from kube32.conformance import credentials, errors, explanation, kubeconfig, levels, preflight, steps, suite
 from kube32.conformance.context import ScenarioContext, target_is_fresh
 from kube32.conformance.heartbeat import Heartbeat
 from kube32.conformance.reports import collector, terminal
@@ -26,6 +26,7 @@ from kube32.spec import catalogue, profiles
 
 VERDICT = pytest.StashKey[str]()
 SCENARIO_TARGET = pytest.StashKey[object]()   # the target a scenario ran on (board health, console logs)
+JUDGE = pytest.StashKey[levels.Judge]()          # the scenario's findings by clause and level
 LOGS_ATTR = "kube32_logs"                    # board consoles on a teardown report (survives xdist)
 
 
@@ -57,6 +58,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--clause", action="append", default=[], metavar="ID",
                     help="run only scenarios of these clauses (glob patterns allowed; repeatable)")
     group.addoption("--area", action="append", default=[], help="run only these areas (repeatable)")
+    group.addoption("--level", default=levels.DOCUMENT, choices=levels.LEVELS,
+                    help="the level that decides verdicts and exit status: document (what the document "
+                         "states, default) or reference (also our readings where it is silent)")
     group.addoption("--heartbeat", type=float, default=None, metavar="SECONDS",
                     help="during long real-time waits, say how far they got every SECONDS "
                          "(default 10 on a terminal, 30 otherwise)")
@@ -95,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     report = config.getoption("--report")
     if report:
         os.makedirs(report, exist_ok=True)
-    config.stash[collector.COLLECTOR] = collector.Collector(cat)
+    config.stash[collector.COLLECTOR] = collector.Collector(cat, config.getoption("--level"))
     rigs = config.getoption("--rig")
     if len(rigs) > 1 and not _is_worker(config):   # the workers drive the rigs; the report names them all
         config.stash[collector.COLLECTOR].target = {"name": "rigs", "rigs": list(rigs), "clock": "real",
@@ -181,8 +185,11 @@ def k32(request: pytest.FixtureRequest, k32_target):
             if "exclusive-nodes" in missing and getattr(target, "foreign_nodes", None):
                 reason += f" (foreign nodes present: {', '.join(target.foreign_nodes[:5])})"
             pytest.skip(f"disabled: {reason}")
-        ctx = ScenarioContext(target, tags=frozenset(m.name for m in request.node.iter_markers()),
-                              heartbeat=request.config.stash.get(HEARTBEAT, None))
+        tags = frozenset(m.name for m in request.node.iter_markers())
+        judge = levels.Judge(item_clauses(request.node), levels.REFERENCE
+                             if levels.SCENARIO_REFERENCE_TAG in tags else levels.DOCUMENT)
+        request.node.stash[JUDGE] = judge
+        ctx = ScenarioContext(target, tags=tags, heartbeat=request.config.stash.get(HEARTBEAT, None), judge=judge)
         prepare = getattr(target, "prepare_scenario", None)   # a rig parks boards the scenario must not see
         if prepare is not None:
             prepare(ctx)
@@ -237,6 +244,9 @@ def _health_check(request: pytest.FixtureRequest):
 def pytest_bdd_before_step(request: pytest.FixtureRequest, feature, scenario, step, step_func) -> None:
     """Steps are timed; a long wait in the step says so; targets with consoles (rigs) mark each step
     in the boards' logs."""
+    judge = request.node.stash.get(JUDGE, None)
+    if judge is not None:
+        judge.step = f"{step.keyword} {step.name}".strip()
     log = _step_log(request)
     if log is not None:
         log.started(step, step_func, _clock_now(request.node))
@@ -293,6 +303,22 @@ def _attach_logs(item: pytest.Item, report: pytest.TestReport) -> None:
 
 
 # -- verdicts -----------------------------------------------------------------------------
+def clause_levels(config: pytest.Config) -> dict[str, str]:
+    return {c.id: c.level for c in config.stash[collector.CATALOGUE]}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function):
+    """A scenario whose soft checks (``k32.judging``) failed at the chosen level fails at its end."""
+    result = yield
+    judge = pyfuncitem.stash.get(JUDGE, None)
+    if judge is not None:
+        failing = judge.failing(pyfuncitem.config.getoption("--level"), clause_levels(pyfuncitem.config))
+        if failing:
+            raise levels.SoftFailures(failing)
+    return result
+
+
 def _deviations(config: pytest.Config) -> dict[str, str]:
     """``--deviations``, read and checked once (``preflight.load_deviations``) at configure time."""
     key = collector.DEVIATIONS
@@ -324,12 +350,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             verdict = "error"
             if isinstance(exc, errors.HarnessError):   # one line, not the network stack's traceback
                 report.longrepr = f"{type(exc).__name__}: {exc}"
-        clauses = item_clauses(item)
-        deviations = _deviations(item.config)
-        if verdict == "failed" and clauses and all(c in deviations for c in clauses):
-            report.outcome = "skipped"
-            report.wasxfail = "deviation: " + "; ".join(f"{c}: {deviations[c]}" for c in clauses)
-            verdict = "deviation"
     elif report.skipped and call.when in ("setup", "call"):
         verdict = "disabled"
     elif report.passed and call.when == "call":
@@ -341,9 +361,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             report.longrepr = explanation.ExplainedFailure(explained, call.excinfo.value, str(item.path),
                                                            item.location[1] or 0)
     if verdict is not None:
+        per_clause = _clause_verdicts(item, call, verdict)
+        verdict = _chosen(item, report, verdict, per_clause)
         item.stash[VERDICT] = verdict
         where = getattr(item.stash.get(SCENARIO_TARGET, None), "scenario_where", None)
-        item.config.stash[collector.COLLECTOR].record(item, verdict, report, where=where() if where else None)
+        item.config.stash[collector.COLLECTOR].record(item, verdict, report, where=where() if where else None,
+                                                      judge=item.stash.get(JUDGE, None), by_clause=per_clause)
     _attach_logs(item, report)
 
 
@@ -358,6 +381,37 @@ def _explain(item: pytest.Item, exc: BaseException) -> dict | None:
         built = {"actual": str(exc), "explanation problem": repr(problem)}
     item.stash[collector.EXPLANATION] = built
     return built
+
+
+def _clause_verdicts(item: pytest.Item, call: pytest.CallInfo, verdict: str) -> dict[str, dict[str, str]]:
+    """clause -> {document: ..., reference: ...} for this scenario. An assertion that ended the
+    scenario counts against all its clauses; declared deviations turn "failed" into "deviation"."""
+    judge = item.stash.get(JUDGE, None)
+    if judge is None or call.when != "call" or verdict not in ("passed", "failed"):
+        return {c: dict.fromkeys(levels.LEVELS, verdict) for c in item_clauses(item)}
+    exc = call.excinfo.value if call.excinfo else None
+    if verdict == "failed" and not isinstance(exc, levels.SoftFailures):
+        judge.add(None, levels.DOCUMENT, str(exc))
+    deviations = _deviations(item.config)
+    return {c: {level: "deviation" if v == "failed" and c in deviations else v for level, v in by_level.items()}
+            for c, by_level in judge.verdicts(clause_levels(item.config)).items()}
+
+
+def _chosen(item: pytest.Item, report: pytest.TestReport, verdict: str,
+            per_clause: dict[str, dict[str, str]]) -> str:
+    """The scenario's verdict at the chosen level. A failure only at the other level, or only of
+    declared deviations, does not fail the run (pytest shows it as xfail with the reason)."""
+    if verdict not in ("passed", "failed") or not per_clause:
+        return verdict
+    level = item.config.getoption("--level")
+    chosen = collector.combine(v[level] for v in per_clause.values())
+    if verdict == "failed" and chosen != "failed":
+        report.outcome, report.longrepr = "skipped", None
+        deviations = _deviations(item.config)
+        declared = sorted(c for c, v in per_clause.items() if v[level] == "deviation")
+        report.wasxfail = ("deviation: " + "; ".join(f"{c}: {deviations[c]}" for c in declared) if declared
+                           else f"fails only at reference level (not judged at --level {level})")
+    return chosen
 
 
 # -- where reports are written (the main process, or the xdist controller) ---------------------------
@@ -417,7 +471,8 @@ class Reporting:
         data = getattr(report, collector.REPORT_ATTR, None)
         if data is None:
             return None
-        category = {"disabled": "skipped", "deviation": "xfailed"}.get(data["status"], data["status"])
+        category = {"disabled": "skipped", "deviation": "xfailed",
+                    levels.NOT_JUDGED: "xfailed" if report.skipped else "passed"}.get(data["status"], data["status"])
         if self.config.option.verbose > 0:
             word = {"error": "ERROR", "failed": "FAILED"}.get(category)
             return (category, category[0].upper(), word) if word else None

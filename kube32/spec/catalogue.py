@@ -16,17 +16,20 @@ from importlib import resources
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, Field, StringConstraints, ValidationError, model_validator
 
 from kube32.spec.strict import Strict, problems
 
-__all__ = ["AREAS", "Catalogue", "CatalogueError", "Clause", "ID_PATTERN", "load", "parse"]
+__all__ = ["AREAS", "Catalogue", "CatalogueError", "Clause", "ID_PATTERN", "LEVELS", "load", "parse"]
 
 ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")
 # Areas in reading order of the document; files for other areas are rejected.
 AREAS = ("scheduler", "node_lifecycle", "deployment", "daemonset", "job", "endpoints", "kubelet",
          "limitations", "examples")
 CAPABILITIES = frozenset({"restart", "real-kubelet", "exclusive-nodes", "manual-clock"})
+# document: the document states the clause (its interpretation, if any, only adds reference-level
+# details); reference: the whole clause is our reading where the document is silent.
+LEVELS = ("document", "reference")
 
 
 class CatalogueError(ValueError):
@@ -45,6 +48,7 @@ class Clause:
     numbers: tuple[str, ...] = ()
     interpretation: str | None = None
     needs: tuple[str, ...] = ()
+    level: str = "document"
 
     @property
     def is_interpretation(self) -> bool:
@@ -77,6 +81,13 @@ class ClauseEntry(Strict):
     numbers: Names = ()
     interpretation: Text | None = None
     needs: Annotated[list[Capability], AfterValidator(_unique)] = ()
+    level: Literal[LEVELS] = "document"  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _reading_has_its_interpretation(self) -> ClauseEntry:
+        if self.level == "reference" and self.interpretation is None:
+            raise ValueError("a reference-level clause needs its interpretation")
+        return self
 
 
 class AreaFile(Strict):

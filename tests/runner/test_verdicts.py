@@ -31,6 +31,13 @@ FEATURE = textwrap.dedent('''
           | memory   | 1Ki      |
         Then pod "q" is bound to node "node-zz"
 
+      @clause-SCHED-FILTER-NODENAME @interpretation
+      Scenario: a reading of ours the target does not share
+        When I create a pod "r" requesting:
+          | resource | quantity |
+          | memory   | 1Ki      |
+        Then pod "r" is bound to node "node-zz"
+
       @clause-KUBELET-LEASE-RENEWAL @needs-real-kubelet
       Scenario: needs a real kubelet
         Then node "node-a" is Ready
@@ -57,10 +64,22 @@ def test_passed_failed_disabled_and_uncovered(features, pytester, tmp_path):
     failed = next(r for r in doc["clauses"] if r["id"] == "SCHED-TIE-BREAK")
     assert 'spec.nodeName is \'node-a\'' in failed["scenarios"][0]["message"]
     assert doc["summary"]["scenarios"] == {"passed": 1, "failed": 1, "error": 0, "deviation": 0,
-                                           "disabled": 1, "uncovered": 0}
+                                           "disabled": 1, "reference-only": 1, "uncovered": 0}
     for name in ("junit.xml", "cucumber.json", "index.html"):
         assert (tmp_path / "report" / name).stat().st_size > 0
     assert "FAILED  SCHED-TIE-BREAK" in result.stdout.str()
+
+
+def test_a_reference_level_failure_decides_only_at_reference_level(features, pytester, tmp_path):
+    result, doc = run(pytester, tmp_path, "--clause", "SCHED-FILTER-NODENAME")
+    row = next(r for r in doc["clauses"] if r["id"] == "SCHED-FILTER-NODENAME")
+    assert row["verdicts"] == {"document": "reference-only", "reference": "failed"}
+    assert row["status"] == "reference-only" and doc["level"] == "document"
+    assert row["scenarios"][0]["findings"][0]["level"] == "reference"
+    assert result.ret == 0
+    result, doc = run(pytester, tmp_path, "--clause", "SCHED-FILTER-NODENAME", "--level", "reference")
+    assert statuses(doc)["SCHED-FILTER-NODENAME"] == "failed"
+    assert result.ret == 1
 
 
 def test_declared_deviation_is_reported_not_failed(features, pytester, tmp_path):

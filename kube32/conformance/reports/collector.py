@@ -1,8 +1,11 @@
 """Collects scenario verdicts and folds them into the per-clause matrix (``clauses.json``).
 
 Scenario verdicts: passed | failed (the target broke a clause) | error (harness, network or board
-broke) | deviation (failed, but the target declared that deviation) | disabled (capability missing).
-A clause's status: failed > error > deviation > passed > disabled from its scenarios; when none ran:
+broke) | deviation (failed, but the target declared that deviation) | disabled (capability missing)
+| reference-only (judged only at reference level, see conformance/levels.py).
+Every clause and scenario has a verdict per level (``verdicts``: document, reference); ``status`` is
+the one at the level the run chose (``--level``, document by default).
+A clause's status: failed > error > deviation > passed > disabled > reference-only from its scenarios; when none ran:
 ``not-selected`` (the features have scenarios for it, this run did not select them), ``pending`` (selected,
 not run yet: only in the report of an unfinished run) or ``uncovered`` (no scenario at all).
 The format is documented in docs/REPORTS.md.
@@ -23,7 +26,7 @@ import time
 
 import pytest
 
-from kube32.conformance import __version__
+from kube32.conformance import __version__, levels
 from kube32.conformance.reports import text
 from kube32.conformance.reports.gherkin import SCENARIO_LOG
 from kube32.conformance.suite import item_clauses
@@ -37,9 +40,14 @@ EXPLANATION = pytest.StashKey[dict]()    # a failed scenario's structured explan
 REPORT_ATTR = "kube32_scenario"          # the record's attribute on a pytest TestReport (survives xdist)
 
 FORMAT_VERSION = 1
-RANK = {"failed": 5, "error": 4, "deviation": 3, "passed": 2, "disabled": 1}
+RANK = {"failed": 5, "error": 4, "deviation": 3, "passed": 2, "disabled": 1, levels.NOT_JUDGED: 0}
 VERDICTS = ("passed", "failed", "error", "deviation", "disabled")
-CLAUSE_STATUSES = (*VERDICTS, "pending", "not-selected", "uncovered")
+CLAUSE_STATUSES = (*VERDICTS, levels.NOT_JUDGED, "pending", "not-selected", "uncovered")
+
+
+def combine(statuses) -> str | None:
+    """The worst of several verdicts (None for none)."""
+    return max(statuses, key=RANK.get, default=None)
 TIMELINE_AREAS = frozenset({"node_lifecycle", "kubelet"})   # scenarios whose record keeps observations
 
 
@@ -61,6 +69,15 @@ class ScenarioResult:
     explanation: dict | None = None                                   # structured failure explanation
     finished: float = 0.0                                             # wall-clock epoch
     where: dict | None = None                                         # rigs: {"rig": file, "boards": [...]}
+    level: str = levels.DOCUMENT                                      # the scenario's own (@interpretation: reference)
+    by_clause: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)   # clause -> level -> verdict
+    findings: list[dict] = dataclasses.field(default_factory=list)    # levels.Finding.as_dict()
+
+    def verdict(self, level: str, clause: str | None = None) -> str:
+        """The scenario's verdict at ``level`` (for one of its clauses, or all)."""
+        if clause is not None:
+            return self.by_clause.get(clause, {}).get(level, self.status)
+        return combine(v[level] for v in self.by_clause.values()) or self.status
 
     @property
     def steps(self) -> list[dict]:
@@ -78,8 +95,9 @@ def scenario_tags(log: dict) -> list[str]:
 
 
 class Collector:
-    def __init__(self, cat: catalogue.Catalogue) -> None:
+    def __init__(self, cat: catalogue.Catalogue, level: str = levels.DOCUMENT) -> None:
         self.catalogue = cat
+        self.level = level                             # the level that decides (--level)
         self.results: dict[str, ScenarioResult] = {}
         self.target: dict = {}
         self.started = dt.datetime.now(dt.UTC)
@@ -89,10 +107,14 @@ class Collector:
         self.expected: dict[str, dict] | None = None   # clause -> {"scenarios": n, "selected": n}
 
     # -- where the scenario ran ---------------------------------------------------------------
-    def record(self, item: pytest.Item, verdict: str, report: pytest.TestReport, where: dict | None = None) -> None:
+    def record(self, item: pytest.Item, verdict: str, report: pytest.TestReport, where: dict | None = None,
+               judge: levels.Judge | None = None, by_clause: dict[str, dict[str, str]] | None = None) -> None:
         """Build the scenario's record and put it on ``report`` (sent to the controller by xdist)."""
+        findings = judge.findings if judge is not None and verdict != "error" else []
         message = ""
-        if verdict in ("failed", "error", "deviation", "disabled"):
+        if findings:   # which clause the failing step judged, at which level (the chosen level's first)
+            message = str(sorted(findings, key=lambda f: f.level != self.level)[0])[:500]
+        elif verdict in ("failed", "error", "deviation", "disabled"):
             message = getattr(report, "wasxfail", "") or _short(report.longrepr)
         log = item.stash.get(SCENARIO_LOG, None)
         gherkin = log.as_dict(verdict in ("failed", "error", "deviation")) if log is not None else {}
@@ -111,7 +133,9 @@ class Collector:
             line=gherkin.get("line", 0), tags=scenario_tags(gherkin) if gherkin else [], gherkin=gherkin,
             observations=recorded, timing=list(getattr(ctx, "timings", None) or []), finished=time.time(),
             where=where,
-            explanation=item.stash.get(EXPLANATION, None) if verdict in ("failed", "deviation") else None)
+            explanation=item.stash.get(EXPLANATION, None) if verdict in ("failed", "deviation") else None,
+            level=judge.level if judge is not None else levels.DOCUMENT,
+            by_clause=dict(by_clause or {}), findings=[f.as_dict() for f in findings])
         setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
 
     # -- where the reports are written ----------------------------------------------------------
@@ -151,15 +175,19 @@ class Collector:
         out = []
         for c in self.catalogue:
             runs = by_clause[c.id]
-            status = max((r.status for r in runs), key=RANK.get) if runs else self._unrun_status(c.id)
+            verdicts = {level: combine(r.verdict(level, c.id) for r in runs) or self._unrun_status(c.id)
+                        for level in levels.LEVELS}
             out.append({
-                "id": c.id, "area": c.area, "title": c.title, "status": status,
-                "interpretation": bool(c.interpretation),
+                "id": c.id, "area": c.area, "title": c.title, "status": verdicts[self.level],
+                "interpretation": bool(c.interpretation), "level": c.level, "verdicts": verdicts,
                 "statement": c.statement.strip(), "section": c.section,
                 "scenarios": [{"name": r.name, "feature": r.feature, "line": r.line, "nodeid": r.nodeid,
-                               "status": r.status, "duration": r.duration,
+                               "status": r.verdict(self.level, c.id), "duration": r.duration, "level": r.level,
+                               "verdicts": {level: r.verdict(level, c.id) for level in levels.LEVELS},
                                **({"message": r.message} if r.message else {}),
                                **({"explanation": r.explanation} if r.explanation else {}),
+                               **({"findings": [f for f in r.findings if c.id in f["clauses"]]}
+                                  if any(c.id in f["clauses"] for f in r.findings) else {}),
                                **({"logs": log_paths(r)} if r.logs else {}),
                                **({"timing": r.timing} if r.timing else {}),
                                **({"where": r.where} if r.where else {})}
@@ -168,10 +196,11 @@ class Collector:
         return out
 
     @staticmethod
-    def counts(rows: list[dict], keys=CLAUSE_STATUSES) -> dict[str, int]:
+    def counts(rows: list[dict], keys=CLAUSE_STATUSES, level: str | None = None) -> dict[str, int]:
         counts = dict.fromkeys(keys, 0)
         for row in rows:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
+            status = row["verdicts"][level] if level else row["status"]
+            counts[status] = counts.get(status, 0) + 1
         return counts
 
     def run_info(self) -> dict:
@@ -188,24 +217,31 @@ class Collector:
             "profile": self.target.get("profile"),
             "started": _iso(self.started),
             "run": self.run_info(),
+            "level": self.level,
             "summary": {"clauses": self.counts(rows),
-                        "scenarios": self.counts([{"status": r.status} for r in self.results.values()],
-                                                 (*VERDICTS, "uncovered"))},
+                        "scenarios": self.counts([{"status": r.verdict(self.level)} for r in self.results.values()],
+                                                 (*VERDICTS, levels.NOT_JUDGED, "uncovered")),
+                        **{level: {"clauses": self.counts(rows, level=level)} for level in levels.LEVELS}},
             "clauses": rows,
         }
 
     def summary_lines(self) -> list[str]:
         rows = self.clauses()
-        counts = self.counts(rows)
-        lines = ["", "kube32 conformance: " + ", ".join(
-            f"{counts[k]} {k.replace('-', ' ')}" for k in CLAUSE_STATUSES if counts[k] or k in VERDICTS)
-            + " clauses"]
+        lines = [""]
+        for level in (self.level, *(lv for lv in levels.LEVELS if lv != self.level)):
+            counts = self.counts(rows, level=level)
+            lines.append(f"kube32 conformance, {level} level{' (decides)' if level == self.level else ''}: "
+                         + ", ".join(f"{counts[k]} {k.replace('-', ' ')}" for k in CLAUSE_STATUSES
+                                     if counts[k] or k in VERDICTS) + " clauses")
         bad = sorted((r for r in rows if r["status"] in ("failed", "error")), key=lambda r: r["id"])
         for r in bad:
             lines.append(f"  {r['status'].upper():7} {r['id']}: {r['title']}")
             for s in r["scenarios"]:
                 if s["status"] in ("failed", "error"):
-                    lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {s.get('message', '')[:300]}")
+                    judged = [f"{f['level']} check at {f['step']}: {f['message']}"
+                              for f in sorted(s.get("findings", []), key=lambda f: f["level"] != self.level)]
+                    why = (judged or [s.get("message", "")])[0]
+                    lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {why[:300]}")
         if not bad:
             lines.append("  0 failed, 0 errors")
         reasons: dict[str, list[str]] = {}
