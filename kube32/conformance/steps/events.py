@@ -1,40 +1,83 @@
-"""Event steps: the events the document names, found by involvedObject (name, kind) and reason."""
+"""Event steps: the events the document names, found by involvedObject (name, kind) and reason.
+
+The document names event reasons, never their messages (except the FailedScheduling format), so an
+exact message or type is checked at reference level only (see levels.py and _fit.py).
+"""
 
 from __future__ import annotations
 
 from pytest_bdd import parsers, then
 
+from kube32.conformance.levels import DOCUMENT, REFERENCE
+from kube32.conformance.steps import _fit
+
 KIND_WORDS = {"pod": "Pod", "node": "Node", "Deployment": "Deployment", "DaemonSet": "DaemonSet",
               "Job": "Job"}
 
 
-def events_about(k32, kind: str, name: str, reason: str) -> list[dict]:
+def events_about(k32, kind: str, name: str, reason: str, left_out: list | None = None) -> list[dict]:
+    """Events with that reason about that object. ``left_out`` collects node events set aside as
+    another node's (so a failing step can say what it saw)."""
     namespace = None if kind == "Node" else k32.ns
     fields = f"involvedObject.name={name},involvedObject.kind={kind},reason={reason}"
     path = "/api/v1/events" if namespace is None else f"/api/v1/namespaces/{namespace}/events"
     items = k32.api.call("GET", path, params={"fieldSelector": fields}).get("items", [])
     if kind == "Node":
-        # Nodes are cluster-scoped: on a shared target an earlier scenario's node of the same name
-        # left events too. Keep those about this node object (or naming no uid at all).
-        node = k32.api.try_get("Node", name)
-        uid = (node or {}).get("metadata", {}).get("uid")
-        if uid:
-            items = [e for e in items if (e.get("involvedObject") or {}).get("uid") in (None, "", uid)]
+        items = _about_this_node(items, k32.api.try_get("Node", name) or {}, left_out)
     return items
 
 
+def _about_this_node(events: list[dict], node: dict, left_out: list | None) -> list[dict]:
+    """Nodes are cluster-scoped: on a shared target an earlier node of the same name left events
+    too. The document does not say what involvedObject.uid holds, so an event is set aside only when
+    it names another uid AND is older than this node (whole seconds)."""
+    uid = node.get("metadata", {}).get("uid")
+    created = node.get("metadata", {}).get("creationTimestamp") or ""
+    kept = []
+    for event in events:
+        other_uid = (event.get("involvedObject") or {}).get("uid") not in (None, "", uid)
+        when = event.get("lastTimestamp") or event.get("eventTime") or event.get("firstTimestamp") or ""
+        if uid and other_uid and created and when and _seconds(when) < _seconds(created):
+            if left_out is not None:
+                left_out.append(event)
+            continue
+        kept.append(event)
+    return kept
+
+
+def _seconds(stamp: str) -> str:
+    return stamp[:19]   # RFC 3339 up to whole seconds: compares as text
+
+
+def describe_left_out(left_out: list[dict]) -> str:
+    if not left_out:
+        return ""
+    uids = sorted({(e.get("involvedObject") or {}).get("uid") or "" for e in left_out})
+    return f" ({len(left_out)} older event(s) about an earlier node of that name set aside: uids {uids})"
+
+
 @then(parsers.re(r'a "(?P<etype>Normal|Warning)" event "(?P<reason>\w+)" about (?P<word>pod|node) '
-                 r'"(?P<name>[^"]+)" says:'))
-def event_says(k32, etype, reason, word, name, docstring):
+                 r'"(?P<name>[^"]+)" says(?P<quoted> word for word)?:'))
+def event_says(k32, etype, reason, word, name, docstring, quoted):
+    """Document level: the event exists (a FailedScheduling one a Warning whose message agrees in
+    the documented reasons, _fit.py); reference level: its type and exact message. "says word for
+    word" is for a message the document itself quotes: exact at document level."""
     kind = KIND_WORDS[word]
     expected = docstring.strip()
+    fit = reason == "FailedScheduling" and _fit.is_fit_message(expected)
 
     def check():
-        events = events_about(k32, kind, name, reason)
-        assert events, f"no {reason} event about {word} {name}"
+        left_out: list = []
+        events = events_about(k32, kind, name, reason, left_out)
+        assert events, f"no {reason} event about {word} {name}{describe_left_out(left_out)}"
         messages = [(e.get("type"), e.get("message")) for e in events]
-        assert (etype, expected) in messages, f"the {reason} events say {messages}"
-    k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
+        if fit:
+            assert any(t == etype and _fit.agrees(m, expected) for t, m in messages), \
+                "; ".join(_fit.explain(m, expected) for _, m in messages)
+        return messages
+    messages = k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
+    with k32.judging(level=DOCUMENT if quoted else REFERENCE):
+        assert (etype, expected) in messages, f"the {reason} events say {messages}, expected {(etype, expected)}"
 
 
 @then(parsers.re(r'there is an? "(?P<etype>Normal|Warning)" event "(?P<reason>\w+)" about (?P<word>pod|node) '
@@ -43,9 +86,11 @@ def event_exists(k32, etype, reason, word, name):
     kind = KIND_WORDS[word]
 
     def check():
-        events = events_about(k32, kind, name, reason)
+        left_out: list = []
+        events = events_about(k32, kind, name, reason, left_out)
         types = [e.get("type") for e in events]
-        assert etype in types, f"{reason} events about {word} {name}: types {types or 'none'}"
+        assert etype in types, \
+            f"{reason} events about {word} {name}: types {types or 'none'}{describe_left_out(left_out)}"
     k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
 
 

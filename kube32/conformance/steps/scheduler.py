@@ -21,13 +21,17 @@ def _scheduled_condition(pod: dict) -> dict | None:
 
 @then(step('the PodScheduled condition of pod "{name}" says:'))
 def scheduled_condition_says(k32, name, docstring):
+    """The document names the condition's status and reason, not its message: the condition exists
+    at document level; its message (upstream's copy of the FailedScheduling one) at reference level."""
     expected = docstring.strip()
 
     def check():
         cond = _scheduled_condition(get_pod(k32, name))
         assert cond is not None, "the pod has no PodScheduled condition"
-        assert cond.get("message") == expected, f"its message is {cond.get('message')!r}"
-    k32.eventually(check, f'PodScheduled message of pod "{name}"')
+        return cond.get("message")
+    got = k32.eventually(check, f'PodScheduled condition of pod "{name}"')
+    with k32.reference():
+        assert got == expected, f"the PodScheduled message is {got!r}, expected {expected!r}"
 
 
 @then(step('the FailedScheduling event about pod "{name}" names the pod and comes from "{component}"'))
@@ -84,33 +88,70 @@ def _table(k32, path: str, params: dict | None = None) -> list[dict[str, str]]:
             for row in body.get("rows") or []]
 
 
+def _pod_row(pod: dict) -> dict[str, str]:
+    """READY, STATUS and RESTARTS as kubectl derives them from a plain pod (printPod, simplified to
+    what a kube32 pod can show)."""
+    status = pod.get("status") or {}
+    statuses = status.get("containerStatuses") or []
+    shown = status.get("reason") or status.get("phase") or ""
+    for cs in statuses:
+        state = cs.get("state") or {}
+        shown = (state.get("waiting") or state.get("terminated") or {}).get("reason") or shown
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        shown = "Terminating"
+    ready = sum(1 for cs in statuses if cs.get("ready"))
+    return {"READY": f"{ready}/{len((pod.get('spec') or {}).get('containers') or [])}", "STATUS": shown,
+            "RESTARTS": str(sum(int(cs.get("restartCount") or 0) for cs in statuses))}
+
+
+def _event_row(event: dict) -> dict[str, str]:
+    involved = event.get("involvedObject") or {}
+    return {"TYPE": event.get("type") or "", "REASON": event.get("reason") or "",
+            "OBJECT": f"{(involved.get('kind') or '').lower()}/{involved.get('name')}",
+            "MESSAGE": event.get("message") or ""}
+
+
 @then(step('pod "{name}" is listed with READY "{ready}", STATUS "{status}" and RESTARTS "{restarts}"'))
 def pod_listed(k32, name, ready, status, restarts):
+    """Document level: the row kubectl derives from the pod; reference level: the server-side
+    meta.k8s.io Table (the document never names that wire format)."""
     want = {"READY": ready, "STATUS": status, "RESTARTS": restarts}
 
     def check():
+        got = _pod_row(get_pod(k32, name))
+        assert got == want, f"the pod's fields give the row {got}"
+    k32.eventually(check, f'pod "{name}" listed as {want}')
+
+    def table():
         rows = _table(k32, f"/api/v1/namespaces/{k32.ns}/pods/{k32.name(name)}")
         assert len(rows) == 1, f"the table has {len(rows)} rows"
         got = {key: rows[0].get(key) for key in want}
-        assert got == want, f"the row shows {got}"
-    k32.eventually(check, f'pod "{name}" listed as {want}')
+        assert got == want, f"the Table row shows {got}"
+    with k32.reference():
+        k32.eventually(table, f'pod "{name}" in a server-side Table as {want}')
 
 
 @then(step('the events listed by involvedObject.name "{name}" include the row:'))
 def events_listed(k32, name, datatable):
     """Only events about that object are listed, and one row has the table's TYPE, REASON, OBJECT
-    and MESSAGE (header names in the first table row, upper case as kubectl prints them)."""
+    and MESSAGE (header names in the first table row, upper case as kubectl prints them): at document
+    level as derived from the listed events, at reference level in a server-side meta.k8s.io Table."""
     header, *cells = datatable
     wanted = [{h.strip().upper(): c.strip() for h, c in zip(header, row, strict=True)} for row in cells]
     path = f"/api/v1/namespaces/{k32.ns}/events"
     params = {"fieldSelector": f"involvedObject.name={k32.name(name)}"}
 
+    def includes(rows: list[dict[str, str]]) -> None:
+        for want in wanted:
+            shown = [{key: row.get(key) for key in want} for row in rows]
+            assert want in shown, f"no row {want}; rows show {shown}"
+
     def check():
         items = k32.api.call("GET", path, params=params).get("items", [])
         others = [e["metadata"]["name"] for e in items if (e.get("involvedObject") or {}).get("name") != k32.name(name)]
         assert not others, f"the field selector also returned events of other objects: {others}"
-        rows = _table(k32, path, params)
-        for want in wanted:
-            shown = [{key: row.get(key) for key in want} for row in rows]
-            assert want in shown, f"no row {want}; rows show {shown}"
+        includes([_event_row(e) for e in items])
     k32.eventually(check, f'events listed by involvedObject.name "{name}"')
+    with k32.reference():
+        k32.eventually(lambda: includes(_table(k32, path, params)),
+                       f'events by involvedObject.name "{name}" in a server-side Table')

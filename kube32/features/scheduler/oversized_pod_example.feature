@@ -42,7 +42,7 @@ Feature: The document's oversized-pod example
   Rule: the example's message, word for word
 
     Scenario: the event and the PodScheduled condition carry the document's message
-      Then a "Warning" event "FailedScheduling" about pod "oversized-pod" says:
+      Then a "Warning" event "FailedScheduling" about pod "oversized-pod" says word for word:
         """
         0/2 nodes are available: 1 Insufficient esp32.io/psram, 1 node(s) didn't match Pod's node affinity/selector.
         """
