@@ -59,10 +59,13 @@ class Judge:
     @contextlib.contextmanager
     def judging(self, clause: str | None = None, level: str = DOCUMENT) -> Iterator[None]:
         """A failed assertion inside counts against ``clause`` (every clause of the scenario when it
-        is None or not one the scenario carries) at ``level``, and the scenario goes on."""
+        is None or not one the scenario carries) at ``level``, and the scenario goes on. A document-
+        level check that concerns all the scenario's clauses ends the scenario, as a plain assert."""
         try:
             yield
         except AssertionError as exc:
+            if level == DOCUMENT and self.level == DOCUMENT and not (clause in self.clauses and len(self.clauses) > 1):
+                raise
             self.add(clause, level, str(exc))
 
     def add(self, clause: str | None, level: str, message: str) -> Finding:

@@ -2,11 +2,18 @@
 
 A fault is a small monkeypatch of the in-process reference, applied only inside the tests, that
 makes the reference get one documented rule wrong. Each names the clauses whose scenarios must
-then FAIL. Product code has no fault flags: faults patch module attributes.
+then FAIL, at document level unless it says ``level="reference"`` (it breaks only one of our readings).
+Product code has no fault flags: faults patch module attributes.
 
     @fault("tie-break-descending", breaks=["SCHED-TIE-BREAK"])
     def _(mp):
         mp.setattr(plugins.score, "tie_break", lambda names: max(names))
+
+A fair variant plays another reasonable implementation: it follows the document, but reads it
+another way where the document is silent. The clauses it names must PASS at document level, and
+(proving the variant is live) those in ``differs`` must fail at reference level:
+
+    @fair("were-not-ready-wording", passes=["SCHED-FILTER-STATUS-PRESENT"], differs=[...])
 """
 
 from __future__ import annotations
@@ -27,22 +34,44 @@ class Fault:
     breaks: tuple[str, ...]
     apply: Callable[[pytest.MonkeyPatch], None]
     module: str
+    level: str = "document"          # the level at which ``breaks`` must fail
+    passes: tuple[str, ...] = ()     # fair variants: must pass at document level
+    differs: tuple[str, ...] = ()    # fair variants: must fail at reference level
+
+    @property
+    def fair(self) -> bool:
+        return bool(self.passes)
+
+    @property
+    def clauses(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.breaks + self.passes + self.differs))
 
 
 FAULTS: dict[str, Fault] = {}
 
 
-def fault(name: str, breaks: list[str]):
-    if not breaks:
-        raise ValueError(f"fault {name!r} must name the clauses it breaks")
-
+def _register(name: str, **fields):
     def register(fn: Callable[[pytest.MonkeyPatch], None]):
         if name in FAULTS:
             raise ValueError(f"two faults are named {name!r} ({FAULTS[name].module}, {fn.__module__})")
-        FAULTS[name] = Fault(name, tuple(breaks), fn, fn.__module__)
+        FAULTS[name] = Fault(name, apply=fn, module=fn.__module__, **fields)
         return fn
 
     return register
+
+
+def fault(name: str, breaks: list[str], level: str = "document"):
+    if not breaks:
+        raise ValueError(f"fault {name!r} must name the clauses it breaks")
+    if level not in ("document", "reference"):
+        raise ValueError(f"fault {name!r}: level is document or reference, not {level!r}")
+    return _register(name, breaks=tuple(breaks), level=level)
+
+
+def fair(name: str, passes: list[str], differs: list[str] = ()):
+    if not passes:
+        raise ValueError(f"fair variant {name!r} must name the clauses that must still pass")
+    return _register(name, breaks=(), passes=tuple(passes), differs=tuple(differs))
 
 
 def load_all() -> dict[str, Fault]:

@@ -1,5 +1,7 @@
 """The sensitivity suite: every registered fault must make the scenarios of the clauses it names
-FAIL against the in-process reference. This is the proof that the features can fail."""
+FAIL against the in-process reference (the proof that the features can fail), and every fair
+variant (another reasonable implementation) must leave the clauses it names PASSING at document
+level (the proof that the features fail only for what the document requires)."""
 
 from __future__ import annotations
 
@@ -17,23 +19,44 @@ def run_clauses(pytester: pytest.Pytester, tmp_path, clauses: list[str]) -> dict
     return {row["id"]: row for row in doc["clauses"]}
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS.values(), key=lambda f: f.name), ids=lambda f: f.name)
-def test_fault_makes_its_clauses_fail(fault, pytester, monkeypatch, tmp_path):
+def _with(fault, pytester, monkeypatch, tmp_path) -> dict[str, dict]:
     monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
     with pytest.MonkeyPatch.context() as mp:
         fault.apply(mp)
-        rows = run_clauses(pytester, tmp_path, list(fault.breaks))
-    survivors = {c: [(s["name"], s["status"]) for s in rows[c]["scenarios"]]
-                 for c in fault.breaks if rows[c]["status"] != "failed"}
-    assert not survivors, (f"fault {fault.name!r} ({fault.module}) should make these clauses fail, "
-                           f"but their scenarios did not: {survivors}")
+        return run_clauses(pytester, tmp_path, list(fault.clauses))
+
+
+def _scenarios(row: dict, level: str) -> list:
+    return [(s["name"], s["verdicts"][level], s.get("message", "")[:200]) for s in row["scenarios"]]
+
+
+@pytest.mark.parametrize("fault", sorted((f for f in FAULTS.values() if not f.fair), key=lambda f: f.name),
+                         ids=lambda f: f.name)
+def test_fault_makes_its_clauses_fail(fault, pytester, monkeypatch, tmp_path):
+    rows = _with(fault, pytester, monkeypatch, tmp_path)
+    survivors = {c: _scenarios(rows[c], fault.level) for c in fault.breaks
+                 if rows[c]["verdicts"][fault.level] != "failed"}
+    assert not survivors, (f"fault {fault.name!r} ({fault.module}) should make these clauses fail at "
+                           f"{fault.level} level, but their scenarios did not: {survivors}")
+
+
+@pytest.mark.parametrize("fault", sorted((f for f in FAULTS.values() if f.fair), key=lambda f: f.name),
+                         ids=lambda f: f.name)
+def test_fair_variant_passes_at_document_level(fault, pytester, monkeypatch, tmp_path):
+    rows = _with(fault, pytester, monkeypatch, tmp_path)
+    failed = {c: _scenarios(rows[c], "document") for c in fault.passes if rows[c]["verdicts"]["document"] != "passed"}
+    assert not failed, (f"fair variant {fault.name!r} ({fault.module}) follows the document, yet these clauses "
+                        f"do not pass at document level: {failed}")
+    same = [c for c in fault.differs if rows[c]["verdicts"]["reference"] != "failed"]
+    assert not same, f"fair variant {fault.name!r} should differ from our reading (fail at reference level) in {same}"
 
 
 def test_every_clause_has_a_fault():
     """Clauses that only a real kubelet can show are proven on the virtual rig instead."""
     cat = catalogue.load()
-    named = {c for f in FAULTS.values() for c in f.breaks}
+    named = {c for f in FAULTS.values() for c in f.clauses}
     unknown = sorted(named - set(cat.ids))
     assert not unknown, f"faults name clauses the catalogue does not have: {unknown}"
-    missing = sorted(c.id for c in cat if c.id not in named and "real-kubelet" not in c.needs)
+    breaking = {c for f in FAULTS.values() for c in f.breaks}
+    missing = sorted(c.id for c in cat if c.id not in breaking and "real-kubelet" not in c.needs)
     assert not missing, f"{len(missing)} clauses have no sensitivity fault: {missing}"

@@ -164,6 +164,13 @@ def change_image(k32, name, image):
                   k32.ns)
 
 
+@when(parsers.re(rf"the Deployment {NAME} pod template gets (?P<what>label|annotation) \"(?P<pair>[^\"]+)\""))
+def change_template_metadata(k32, name, what, pair):
+    """A change to spec.template.metadata only (the pod spec stays)."""
+    field = "labels" if what == "label" else "annotations"
+    k32.api.patch("Deployment", k32.name(name), {"spec": {"template": {"metadata": {field: labels(pair)}}}}, k32.ns)
+
+
 @when(step('the Deployment "{name}" gets label "{label}"'))
 def add_label(k32, name, label):
     k32.api.patch("Deployment", k32.name(name), {"metadata": {"labels": labels(label)}}, k32.ns)
@@ -263,6 +270,25 @@ def pods_are(k32, name, datatable):
             got[key] = got.get(key, 0) + 1
         assert got == expected, f"pods by (image, ready): {sorted(got.items())}, expected {sorted(expected.items())}"
     k32.eventually(check, f'Deployment "{name}" pods')
+
+
+@then(parsers.re(rf"the Deployment {NAME} has at least (?P<n>\d+) ready pods?"))
+def has_ready_pods(k32, name, n):
+    """However the rollout is paced (with or without surge pods), this many pods stay ready."""
+    def check():
+        pods = pods_of(k32, name)
+        ready = [p for p in pods if is_ready(p)]
+        assert len(ready) >= int(n), f"{len(ready)} are ready: {describe(pods)}"
+    k32.consistently(check, f'Deployment "{name}" with at least {n} ready pods')
+
+
+@then(parsers.re(rf"the Deployment {NAME} has at least (?P<n>\d+) pods? of image \"(?P<image>[^\"]+)\""))
+def has_pods_of_image(k32, name, n, image):
+    def check():
+        pods = pods_of(k32, name)
+        got = [p for p in pods if image_of(p) == image]
+        assert len(got) >= int(n), f"{len(got)} have image {image}: {describe(pods)}"
+    k32.eventually(check, f'Deployment "{name}" with {n} pods of {image}')
 
 
 @then(parsers.re(rf"the Deployment {NAME} has (?P<n>\d+) terminating pods?"))
@@ -385,8 +411,23 @@ def other_hash(k32, name, image, key):
         for p in pods:
             h = pod_hash(p)
             assert h and h != old, f"{p['metadata']['name']} carries pod-template-hash {h!r} (remembered {old!r})"
-            assert HASH_PATTERN.match(h), f"pod-template-hash {h!r} is not 1-10 characters of {HASH_ALPHABET}"
-    k32.eventually(check, f'Deployment "{name}" new pod-template-hash')
+        return pods
+    pods = k32.eventually(check, f'Deployment "{name}" new pod-template-hash')
+    with k32.reference():
+        bad = [pod_hash(p) for p in pods if not HASH_PATTERN.match(pod_hash(p) or "")]
+        assert not bad, f"pod-template-hash values {bad} are not 1-10 characters of {HASH_ALPHABET}"
+
+
+@then(parsers.re(rf"the Deployment {NAME} has (?P<n>\d+) pods? with a pod-template-hash other than \"(?P<key>[^\"]+)\""))
+def count_other_hash(k32, name, n, key):
+    """Exactly n of its (non-terminating) pods carry a hash other than the remembered one."""
+    old = k32.notes[f"hash:{key}"]
+
+    def check():
+        pods = pods_of(k32, name)
+        new = [p for p in pods if pod_hash(p) and pod_hash(p) != old]
+        assert len(new) == int(n), f"{len(new)} carry another pod-template-hash than {old!r}: {describe(pods)}"
+    k32.eventually(check, f'Deployment "{name}" with {n} pods of a new pod-template-hash')
 
 
 @then(step('the Deployment "{name}" pods are named after it and their pod-template-hash'))
@@ -437,6 +478,24 @@ def status_shows(k32, name, datatable):
     k32.eventually(check, f'Deployment "{name}" status')
 
 
+@then(step('the Deployment "{name}" status counts its pods'))
+def status_counts_pods(k32, name):
+    """The counts as the pods present give them, whatever the rollout's pace: replicas the owned
+    pods that are not terminating, updatedReplicas those of the current template, readyReplicas and
+    availableReplicas (minReadySeconds 0) the Ready ones, unavailableReplicas the rest."""
+    def check():
+        deployment = get_deployment(k32, name)
+        image = image_of({"spec": deployment["spec"]["template"].get("spec") or {}})
+        pods = [p for p in pods_of(k32, name) if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        ready = sum(1 for p in pods if is_ready(p))
+        expected = {"replicas": len(pods), "updatedReplicas": sum(1 for p in pods if image_of(p) == image),
+                    "readyReplicas": ready, "availableReplicas": ready, "unavailableReplicas": len(pods) - ready}
+        status = deployment.get("status") or {}
+        got = {k: int(status.get(k) or 0) for k in expected}
+        assert got == expected, f"status shows {got}; its pods give {expected}: {describe(pods)}"
+    k32.eventually(check, f'Deployment "{name}" status counting its pods')
+
+
 @then(parsers.re(rf"the Deployment {NAME} has generation (?P<n>\d+)"))
 def generation(k32, name, n):
     def check():
@@ -452,14 +511,21 @@ def spec_replicas(k32, name, n):
 
 
 def _condition_check(k32, name, ctype, status, reason, message=None):
+    """The document names the Available and Progressing conditions, not their reasons or messages:
+    type and status at document level, upstream's reason and message at reference level."""
     def check():
         c = condition(get_deployment(k32, name), ctype)
         assert c is not None, f"no {ctype} condition"
-        got = (c.get("status"), c.get("reason"))
-        assert got == (status, reason), f"{ctype} is {got[0]!r} with reason {got[1]!r} ({c.get('message')!r})"
-        if message is not None:
-            assert c.get("message") == message, f"{ctype} message is {c.get('message')!r}"
-    k32.eventually(check, f'Deployment "{name}" condition {ctype}={status} ({reason})')
+        assert c.get("status") == status, f"{ctype} is {c.get('status')!r} with reason {c.get('reason')!r}"
+        return c
+    k32.eventually(check, f'Deployment "{name}" condition {ctype}={status}')
+
+    def exact():
+        c = check()
+        got = (c.get("reason"), c.get("message") if message is not None else None)
+        assert got == (reason, message), f"{ctype} {status} has reason and message {got}, expected {(reason, message)}"
+    with k32.reference():
+        k32.eventually(exact, f'Deployment "{name}" condition {ctype}={status} ({reason})')
 
 
 @then(step('the Deployment "{name}" has condition "{ctype}" "{status}" with reason "{reason}"'))

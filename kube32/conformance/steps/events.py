@@ -9,7 +9,7 @@ from __future__ import annotations
 from pytest_bdd import parsers, then
 
 from kube32.conformance.levels import DOCUMENT, REFERENCE
-from kube32.conformance.steps import _fit
+from kube32.conformance.steps import _fit, _judges
 
 KIND_WORDS = {"pod": "Pod", "node": "Node", "Deployment": "Deployment", "DaemonSet": "DaemonSet",
               "Job": "Job"}
@@ -75,8 +75,12 @@ def event_says(k32, etype, reason, word, name, docstring, quoted):
             assert any(t == etype and _fit.agrees(m, expected) for t, m in messages), \
                 "; ".join(_fit.explain(m, expected) for _, m in messages)
         return messages
-    messages = k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
-    with k32.judging(level=DOCUMENT if quoted else REFERENCE):
+    messages = None
+    with k32.judging(_judges.EVENTS.get(reason)):
+        messages = k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
+    if messages is None:
+        return
+    with k32.judging(_judges.EVENTS.get(reason), level=DOCUMENT if quoted else REFERENCE):
         assert (etype, expected) in messages, f"the {reason} events say {messages}, expected {(etype, expected)}"
 
 
@@ -91,7 +95,8 @@ def event_exists(k32, etype, reason, word, name):
         types = [e.get("type") for e in events]
         assert etype in types, \
             f"{reason} events about {word} {name}: types {types or 'none'}{describe_left_out(left_out)}"
-    k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
+    with k32.judging(_judges.EVENTS.get(reason)):
+        k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
 
 
 @then(parsers.re(r'there is no "(?P<reason>\w+)" event about (?P<word>pod|node) "(?P<name>[^"]+)"'))

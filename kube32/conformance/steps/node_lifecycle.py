@@ -17,6 +17,7 @@ from pytest_bdd import given, parsers, then, when
 
 from kube32.conformance import timing
 from kube32.conformance.errors import CapabilityMissing
+from kube32.conformance.steps import _judges
 from kube32.conformance.steps._util import rows, step
 from kube32.conformance.steps.common import NAMED_DURATIONS
 from kube32.conformance.steps.events import events_about
@@ -161,6 +162,34 @@ def _ready_status(k32, name: str, status: str) -> None:
     conditions = (k32.api.get("Node", name).get("status") or {}).get("conditions") or []
     got = next((c.get("status") for c in conditions if c.get("type") == "Ready"), None)
     assert got == status, f"node {name} Ready is {got!r}"
+
+
+# -- tolerations -------------------------------------------------------------------------------
+def matches(toleration: dict, taint: dict) -> bool:
+    """Whether a toleration matches a taint (upstream ToleratesTaint, the reading eviction uses):
+    effect empty or equal; key empty or equal; operator Exists, or Equal with the same value."""
+    if (toleration.get("effect") or "") not in ("", taint.get("effect")):
+        return False
+    if (toleration.get("key") or "") not in ("", taint.get("key")):
+        return False
+    return (toleration.get("operator") or "Equal") == "Exists" or \
+        (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+@when(step('pod "{name}" has no toleration matching "{taint}"'))
+def pod_without_matching_toleration(k32, name, taint):
+    """A precondition, not a judgement: whether admission already counts the pod's own tolerations
+    as tolerating a default taint (upstream: key and effect) or not (key and value as well) is a
+    reading of "already tolerates" the document leaves open; a target of the other reading gives
+    the pod a default toleration, and then this scenario cannot show a pod without one."""
+    key, _, effect = taint.partition(":")
+    wanted = {"key": key, "effect": effect, "value": ""}
+    tolerations = (get_pod(k32, name).get("spec") or {}).get("tolerations") or []
+    matching = [t for t in tolerations if matches(t, wanted)]
+    if matching:
+        raise CapabilityMissing(f'the target admitted pod "{name}" with a toleration matching {taint} '
+                                f"({matching}): it reads \"already tolerates\" another way, so this scenario "
+                                "cannot show a pod without one")
 
 
 # -- the NoExecute taint's age -----------------------------------------------------------------
@@ -312,7 +341,8 @@ def pod_has_event(k32, name, reason):
     def check():
         events = events_about(k32, "Pod", k32.name(name), reason)
         assert events, f"there is no {reason} event about pod {name}"
-    k32.eventually(check, f'{reason} event about pod "{name}"')
+    with k32.judging(_judges.EVENTS.get(reason)):
+        k32.eventually(check, f'{reason} event about pod "{name}"')
 
 
 @then(step('pod "{name}" has no IP address'))
@@ -414,10 +444,13 @@ def pod_evicted_from(k32, name, node):
     """Eventually: no longer on the node, with a DisruptionTarget condition (it may be bound again
     elsewhere already)."""
     def check():
-        pod = get_pod(k32, name)
-        got = (pod.get("spec") or {}).get("nodeName")
+        got = (get_pod(k32, name).get("spec") or {}).get("nodeName")
         assert got != node, f"it is still bound to {node}"
-        conditions = (pod.get("status") or {}).get("conditions") or []
+    k32.eventually(check, f'pod "{name}" evicted from "{node}"')
+
+    def marked():
+        conditions = (get_pod(k32, name).get("status") or {}).get("conditions") or []
         assert any(c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions), \
             f"it has no DisruptionTarget condition (conditions: {conditions})"
-    k32.eventually(check, f'pod "{name}" evicted from "{node}"')
+    with k32.judging(_judges.CONDITION_REASONS["DisruptionTarget"]):
+        k32.eventually(marked, f'pod "{name}" evicted from "{node}" marked DisruptionTarget')

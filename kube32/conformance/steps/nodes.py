@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, then, when
 
+from kube32.conformance.steps import _judges
 from kube32.conformance.steps._util import labels, quantities_table, rows, step
 
 
@@ -120,7 +121,8 @@ def node_condition(k32, name, ctype, status, reason):
         assert cond is not None, f"node {name} has no {ctype} condition"
         assert (cond.get("status"), cond.get("reason")) == (status, reason), \
             f"{ctype} is {cond.get('status')!r} with reason {cond.get('reason')!r}"
-    k32.eventually(check, f'node "{name}" condition {ctype}={status} ({reason})')
+    with k32.judging(_judges.CONDITION_REASONS.get(reason)):
+        k32.eventually(check, f'node "{name}" condition {ctype}={status} ({reason})')
 
 
 def _is_ready(k32, name: str) -> None:
@@ -143,7 +145,8 @@ def has_taint(k32, name, taint):
     def check():
         taints = _taints(k32.api.get("Node", name))
         assert taint in taints, f"taints are {taints}"
-    k32.eventually(check, f'node "{name}" taint {taint}')
+    with k32.judging(_judges.TAINTS.get(taint)):
+        k32.eventually(check, f'node "{name}" taint {taint}')
 
 
 @then(step('node "{name}" has no taint "{taint}"'))

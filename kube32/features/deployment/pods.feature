@@ -45,7 +45,7 @@ Feature: Deployment pods are created from the template and owned by the Deployme
       Then the Deployment "web" has 3 pods
       And the Deployment "web" pods do not include the deleted one
 
-  @clause-DEPLOY-OWNED-PODS @interpretation
+  @clause-DEPLOY-OWNED-PODS
   Rule: only pods carrying the Deployment's owner reference count
 
     Scenario: a bare pod with the Deployment's labels is neither counted nor adopted
@@ -68,7 +68,7 @@ Feature: Deployment pods are created from the template and owned by the Deployme
       And the Deployment "web" pods are controlled by it
       And the Deployment "web" left pod "bare" untouched
 
-  @clause-DEPLOY-NO-REPLICASETS @interpretation
+  @clause-DEPLOY-NO-REPLICASETS
   Rule: a Deployment owns its pods directly and no ReplicaSet ever appears
 
     Scenario: the pods' controller is the Deployment and there are no ReplicaSets
@@ -82,9 +82,10 @@ Feature: Deployment pods are created from the template and owned by the Deployme
       And the deployment interval passes
       Then the Deployment "web" leaves no ReplicaSets behind
 
-  @clause-DEPLOY-POD-TEMPLATE-HASH @interpretation
+  @clause-DEPLOY-POD-TEMPLATE-HASH
   Rule: pods carry a pod-template-hash that depends only on the template
 
+    @interpretation
     Scenario: pods of one template share a hash of upstream's alphabet and are named after it
       When the Deployment "web" is created with 3 replicas
       And the deployment interval passes
@@ -106,6 +107,15 @@ Feature: Deployment pods are created from the template and owned by the Deployme
       When the Deployment "web" image changes to "kube32/app:2"
       And the deployment interval passes
       Then the Deployment "web" pods of image "kube32/app:2" carry a pod-template-hash other than "first"
+
+    Scenario: a change to the template's metadata only is a template change
+      # rules out a hash of the pod spec alone (the annotation would change nothing)
+      Given the Deployment "web" is created with 2 replicas
+      When the deployment interval passes
+      And the Deployment "web" pod-template-hash is remembered as "first"
+      And the Deployment "web" pod template gets annotation "release=b"
+      And 5 seconds pass
+      Then the Deployment "web" pods of image "kube32/app:1" carry a pod-template-hash other than "first"
 
   @clause-DEPLOY-DEFAULT-TOLERATIONS
   Rule: pods created by the controller get the default NoExecute tolerations they lack

@@ -10,7 +10,7 @@ Feature: Rolling out a changed template
       | name   | memory |
       | node-a | 2000Ki |
 
-  @clause-DEPLOY-ONE-STALE-PER-PASS @interpretation
+  @clause-DEPLOY-ONE-STALE-PER-PASS
   Rule: each pass replaces at most one stale pod
 
     Scenario: stale pods are deleted in different passes
@@ -68,6 +68,30 @@ Feature: Rolling out a changed template
         | kube32/app:2 | False | 3     |
 
     @needs-manual-clock
+    Scenario: a change to the template's labels only is rolled out one pod per interval too
+      # rules out a hash of the pod spec alone (nothing would roll) and treating a metadata-only
+      # change as needing no replacement pass by pass
+      Given the Deployment "web" is created with:
+        """
+        spec:
+          replicas: 3
+          strategy:
+            type: RollingUpdate
+            rollingUpdate:
+              maxUnavailable: 3
+        """
+      When the deployment interval passes
+      Then the Deployment "web" has 3 pods
+      When the Deployment "web" pod-template-hash is remembered as "first"
+      And the Deployment "web" pod template gets label "release=b"
+      And the deployment interval passes
+      Then the Deployment "web" has 1 pod with a pod-template-hash other than "first"
+      When the deployment interval passes
+      Then the Deployment "web" has 2 pods with a pod-template-hash other than "first"
+      When the deployment interval passes
+      Then the Deployment "web" has 3 pods with a pod-template-hash other than "first"
+
+    @needs-manual-clock @interpretation
     Scenario: with the default budget and pods that start at once, one stale pod fewer per interval
       # 4 replicas: budget 1, surge 1. Rules out replacing all at once and replacing the whole
       # budget (1 pod) plus the surge (1 pod) in one pass, which would leave 2 stale pods after
@@ -95,9 +119,21 @@ Feature: Rolling out a changed template
         | image        | ready | count |
         | kube32/app:2 | True  | 4     |
 
-  @clause-DEPLOY-ROLLOUT-MAX-UNAVAILABLE @interpretation
+  @clause-DEPLOY-ROLLOUT-MAX-UNAVAILABLE
   Rule: a ready stale pod is deleted only while replicas minus maxUnavailable pods stay ready
 
+    Scenario: four replicas keep three ready pods while the new pods do not start
+      # 25 % of 4 = 1 may be unavailable, with or without surge pods. Rules out ignoring the budget
+      # (every stale pod would go) and a budget of 2 (two stale pods would go).
+      Given the Deployment "web" is created with 4 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" image changes to "kube32/app:2"
+      And 5 seconds pass
+      Then the Deployment "web" has at least 1 pod of image "kube32/app:2"
+      And the Deployment "web" has at least 3 ready pods
+
+    @interpretation
     Scenario: four replicas lose at most one ready pod while the new pods do not start
       # 25 % of 4 = 1 may be unavailable; maxSurge 25 % of 4 = 1 extra pod. Rules out ignoring the
       # budget (every stale pod would go) and a budget of 2 (two stale pods would go).
@@ -118,6 +154,7 @@ Feature: Rolling out a changed template
         | kube32/app:2 | True  | 2     |
         | kube32/app:2 | False | 2     |
 
+    @interpretation
     Scenario: three replicas (budget 0) keep all three ready pods until a surge pod is ready
       # floor(25 % of 3) = 0 and maxSurge rounds up to 1, so upstream does not fall back to 1.
       # Rules out the fallback (a ready stale pod would go at once) and a rollout without surge
@@ -139,6 +176,7 @@ Feature: Rolling out a changed template
         | kube32/app:2 | True  | 1     |
         | kube32/app:2 | False | 1     |
 
+    @interpretation
     Scenario: a stale pod that is not ready is replaced even when the budget is used up
       # budget 0 (3 replicas): the not-ready stale pod is replaced at once, then one surge pod
       # waits for readiness. Rules out holding back stale pods that are not ready anyway (the

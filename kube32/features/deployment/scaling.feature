@@ -51,7 +51,7 @@ Feature: Scaling a Deployment and deleting it
       And the deployment interval passes
       Then the Deployment "web" has 0 pods
 
-  @clause-DEPLOY-SURPLUS-ORDER @interpretation
+  @clause-DEPLOY-SURPLUS-ORDER
   Rule: not-ready pods and pods of an older template are deleted first
 
     Scenario: the not-ready pod goes first
@@ -67,7 +67,7 @@ Feature: Scaling a Deployment and deleting it
         | image        | ready | count |
         | kube32/app:1 | True  | 2     |
 
-    @needs-manual-clock
+    @needs-manual-clock @interpretation
     Scenario: scaling 3 to 1 with one not-ready and one stale pod removes those two
       # The rollout below is held by its budget (maxUnavailable 1, maxSurge 0) with one ready
       # stale pod, one ready current pod and one current pod that never became ready.

@@ -83,8 +83,9 @@ Feature: Pods leave an unreachable node when their NoExecute toleration runs out
   Rule: a pod without a matching toleration is evicted as soon as the NoExecute taint is there
 
     Scenario: a toleration for another value does not match the value-less taint
-      # admission counts this toleration as covering the taint (key and effect match), so the
-      # pod gets no default unreachable toleration; it still does not match the taint
+      # upstream admission counts this toleration as covering the taint (key and effect match), so
+      # the pod gets no default unreachable toleration; it still does not match the taint (a target
+      # whose admission also compares the value adds the default, and cannot run this scenario)
       Given pod "web" is running on node "node-a"
       When I create a pod "odd" with:
         """
@@ -94,6 +95,7 @@ Feature: Pods leave an unreachable node when their NoExecute toleration runs out
           tolerations:
             - {key: node.kubernetes.io/unreachable, operator: Equal, value: other, effect: NoExecute}
         """
+      And pod "odd" has no toleration matching "node.kubernetes.io/unreachable:NoExecute"
       And the kubelet on node "node-a" starts pod "odd"
       And node "node-a" renews its lease for the last time
       And the lease duration passes
@@ -317,6 +319,7 @@ Feature: Pods leave an unreachable node when their NoExecute toleration runs out
           tolerations:
             - {key: node.kubernetes.io/unreachable, operator: Equal, value: other, effect: NoExecute}
         """
+      And pod "done" has no toleration matching "node.kubernetes.io/unreachable:NoExecute"
       And the kubelet on node "node-a" starts pod "done"
       And pod "done" <finishes>
       And node "node-a" renews its lease for the last time

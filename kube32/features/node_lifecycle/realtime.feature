@@ -29,10 +29,10 @@ Feature: Eviction in real time
       Then pod "web" is evicted from node "node-a"
       And pod "web" has an event "Evicted"
 
-  @clause-NODE-EVICT-NO-TOLERATION @clause-NODE-EVICT-NONPOSITIVE-SECONDS @clause-NODE-TOLERATE-FOREVER
-  Rule: no matching toleration or zero seconds: out at once; no tolerationSeconds: never out
+  @clause-NODE-EVICT-NO-TOLERATION
+  Rule: a pod without a matching toleration goes as soon as the NoExecute taint is there
 
-    Scenario: three pods, three tolerations
+    Scenario: a toleration for another value
       When I create a pod "odd" with:
         """
         spec:
@@ -41,7 +41,20 @@ Feature: Eviction in real time
           tolerations:
             - {key: node.kubernetes.io/unreachable, operator: Equal, value: other, effect: NoExecute}
         """
-      And I create a pod "zero" with:
+      And pod "odd" has no toleration matching "node.kubernetes.io/unreachable:NoExecute"
+      And the kubelet on node "node-a" starts pod "odd"
+      And node "node-a" stops renewing its lease
+      And the lease duration passes
+      And the NoExecute delay passes
+      And the lifecycle check interval passes
+      Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
+      And pod "odd" is evicted from node "node-a"
+
+  @clause-NODE-EVICT-NONPOSITIVE-SECONDS
+  Rule: zero tolerationSeconds: out as soon as the NoExecute taint is there
+
+    Scenario: a toleration of zero seconds
+      When I create a pod "zero" with:
         """
         spec:
           nodeName: node-a
@@ -49,7 +62,19 @@ Feature: Eviction in real time
           tolerations:
             - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
         """
-      And I create a pod "forever" with:
+      And the kubelet on node "node-a" starts pod "zero"
+      And node "node-a" stops renewing its lease
+      And the lease duration passes
+      And the NoExecute delay passes
+      And the lifecycle check interval passes
+      Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
+      And pod "zero" is evicted from node "node-a"
+
+  @clause-NODE-TOLERATE-FOREVER
+  Rule: no tolerationSeconds: never out
+
+    Scenario: a toleration without seconds outlasts the default toleration
+      When I create a pod "forever" with:
         """
         spec:
           nodeName: node-a
@@ -57,16 +82,12 @@ Feature: Eviction in real time
           tolerations:
             - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute}
         """
-      And the kubelet on node "node-a" starts pod "odd"
-      And the kubelet on node "node-a" starts pod "zero"
       And the kubelet on node "node-a" starts pod "forever"
       And node "node-a" stops renewing its lease
       And the lease duration passes
       And the NoExecute delay passes
       And the lifecycle check interval passes
       Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
-      And pod "odd" is evicted from node "node-a"
-      And pod "zero" is evicted from node "node-a"
       When the NoExecute taint on node "node-a" is older than the default toleration
       And the lifecycle check interval passes
       Then pod "forever" still runs on node "node-a"
