@@ -11,12 +11,14 @@ from pathlib import Path
 
 from pytest_bdd.parser import FeatureParser
 
+from kube32.conformance.levels import SCENARIO_REFERENCE_TAG
 from kube32.spec import catalogue
 
 CLAUSE_PREFIX = "clause-"
 NEEDS_PREFIX = "needs-"
 AREA_PREFIX = "area-"
-PLAIN_TAGS = {"interpretation": "scenario tests one of our interpretations (spec/decisions.md)",
+PLAIN_TAGS = {"interpretation": "scenario tests one of our interpretations (spec/decisions.md), so it judges at "
+                                "reference level only (conformance/levels.py)",
               "slow": "scenario takes more than a few seconds of wall time on a real clock",
               "realtime": "scenario says time only through profile durations, so it also runs in real time "
                           "against a target started with short timeouts"}
@@ -49,6 +51,7 @@ class ScenarioInfo:
     line: int
     tags: frozenset[str]
     steps: tuple[tuple[str, str, int], ...]   # (type, text, line)
+    judges_document: bool = True              # some run of it (an Examples table) is not @interpretation
 
     @property
     def clauses(self) -> list[str]:
@@ -66,11 +69,14 @@ def scenarios(base: Path | None = None) -> list[ScenarioInfo]:
         feature = FeatureParser(str(base), str(path.relative_to(base))).parse()
         for sc in feature.scenarios.values():
             tags = set(feature.tags) | set(sc.tags) | (set(sc.rule.tags) if sc.rule else set())
+            own = set(tags)
             for ex in sc.examples:
                 tags |= set(ex.tags)
+            document = SCENARIO_REFERENCE_TAG not in own and (not sc.examples or any(SCENARIO_REFERENCE_TAG not in ex.tags
+                                                                            for ex in sc.examples))
             steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc))
             out.append(ScenarioInfo(str(path.relative_to(base)), sc.name, sc.line_number,
-                                    frozenset(tags), steps))
+                                    frozenset(tags), steps, document))
     return out
 
 
@@ -125,7 +131,7 @@ def known_tags(cat: catalogue.Catalogue | None = None) -> dict[str, str]:
 
 @dataclasses.dataclass
 class CoverageProblem:
-    kind: str       # "uncovered" | "unknown-clause" | "unknown-tag" | "untagged"
+    kind: str       # "uncovered" | "reference-only" | "unknown-clause" | "unknown-tag" | "untagged"
     subject: str
     detail: str
 
@@ -138,6 +144,7 @@ def check(cat: catalogue.Catalogue | None = None, base: Path | None = None) -> l
     known = known_tags(cat)
     problems: list[CoverageProblem] = []
     covered: set[str] = set()
+    judged: set[str] = set()
     for sc in scenarios(base):
         where = f"{sc.feature}:{sc.line} {sc.name!r}"
         if not sc.clauses:
@@ -149,7 +156,14 @@ def check(cat: catalogue.Catalogue | None = None, base: Path | None = None) -> l
                 problems.append(CoverageProblem("unknown-tag", where, f"@{tag} is neither a clause, an area, "
                                                 "a capability (@needs-…) nor one of " + ", ".join(PLAIN_TAGS)))
         covered.update(sc.clauses)
+        if sc.judges_document:
+            judged.update(sc.clauses)
     for c in cat:
         if c.id not in covered:
             problems.append(CoverageProblem("uncovered", c.id, f"no scenario is tagged @clause-{c.id}"))
+        elif c.id not in judged and c.level == "document":
+            problems.append(CoverageProblem(
+                "reference-only", c.id, "the document states this clause, but all its scenarios are "
+                "@interpretation: judge what the document says in one without it (or give the clause "
+                "level: reference in the catalogue)"))
     return problems

@@ -69,6 +69,8 @@ def test_parse_good_file():
     (lambda s: s.replace("observe: o\n    numbers", "observe: ''\n    numbers"), "SCHED-ONE.observe: String should have at least 1 character"),
     (lambda s: s.split("clauses:")[0] + "clauses: []\n", "x.yaml: clauses: List should have at least 1 item"),
     (lambda s: "- just a list\n", "x.yaml: expected a mapping"),
+    (lambda s: s.replace("needs: [restart]", "needs: [restart]\n    level: optional"), "SCHED-ONE.level: must be one of"),
+    (lambda s: s.replace("    interpretation: i\n", "    level: reference\n"), "needs its interpretation"),
     (lambda s: "area: [\n", "not valid YAML"),
 ])
 def test_strict_loading_errors(mutate, message):

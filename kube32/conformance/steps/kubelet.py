@@ -140,14 +140,23 @@ def kubelet_runs(k32, node, name):
 
 @then(step('the kubelet of node "{node}" refuses pod "{name}" naming "{claim}"'))
 def kubelet_refuses(k32, node, name, claim):
-    def check():
+    """Document level: the bound pod never runs (the firewall refuses it at admission); reference
+    level: the refusal shows as upstream's kubelet admission rejections do (phase Failed, a reason,
+    a message naming the claim)."""
+    def not_running():
         pod = _pod(k32, name)
         status = pod.get("status") or {}
         assert (pod.get("spec") or {}).get("nodeName") == node, f"pod is bound to {pod['spec'].get('nodeName')!r}"
+        running = [c["name"] for c in status.get("containerStatuses") or [] if "running" in (c.get("state") or {})]
+        assert not running and status.get("phase") != "Running", \
+            f"the pod runs (phase {status.get('phase')!r}, running containers {running})"
+    k32.consistently(not_running, f'node "{node}" does not run pod "{name}"', window=_pod_window(k32))
+
+    def shown():
+        status = _pod(k32, name).get("status") or {}
         assert status.get("phase") == "Failed", f"phase is {status.get('phase')!r}, expected Failed"
         assert status.get("reason"), "the Failed pod carries no status.reason"
         assert claim in (status.get("message") or ""), \
             f"status.message {status.get('message')!r} does not name {claim}"
-        running = [c["name"] for c in status.get("containerStatuses") or [] if "running" in (c.get("state") or {})]
-        assert not running, f"containers {running} are running"
-    k32.eventually(check, f'node "{node}" refuses pod "{name}"', timeout=_pod_window(k32))
+    with k32.reference():
+        k32.eventually(shown, f'node "{node}" shows its refusal of pod "{name}"', timeout=_pod_window(k32))

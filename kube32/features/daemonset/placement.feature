@@ -77,7 +77,7 @@ Feature: DaemonSet placement
       And 3 seconds pass
       Then the DaemonSet "d" pod on node "esp-a" is replaced
 
-  @clause-DS-HOSTNAME-SELECTOR @interpretation
+  @clause-DS-HOSTNAME-SELECTOR
   Rule: each pod is pinned with kubernetes.io/hostname=<node name> next to the template's selector
 
     Scenario: the pod's node selector is the template's plus the hostname of its node

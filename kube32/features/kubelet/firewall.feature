@@ -2,8 +2,8 @@
 Feature: The kubelet's capability firewall refuses claims the board cannot serve
   The scheduler ignores hardware.kube32.io/* resources and esp32.io/gpio-<N> pin claims; the
   board's kubelet validates them when it admits the pod. A refused pod is bound (the scheduler
-  did not look), then ends in phase Failed with a reason and a message naming the claim, and never
-  runs. The node is played by the rig board whose node_name is "node-a".
+  did not look) and never runs; that it ends in phase Failed with a reason and a message naming
+  the claim is our (upstream's) reading, judged at reference level. The node is played by the rig board whose node_name is "node-a".
 
   Background:
     Given a kube32 control plane
@@ -11,7 +11,7 @@ Feature: The kubelet's capability firewall refuses claims the board cannot serve
       | name   |
       | node-a |
 
-  @clause-KUBELET-FIREWALL-HARDWARE @interpretation
+  @clause-KUBELET-FIREWALL-HARDWARE
   Rule: a hardware.kube32.io/ claim the board does not have is refused at admission
 
     Scenario: a pod asking for hardware no board has is refused, not run
@@ -22,7 +22,7 @@ Feature: The kubelet's capability firewall refuses claims the board cannot serve
       # a kubelet that admits whatever the scheduler let through would run it
       And the kubelet of node "node-a" refuses pod "cam" naming "hardware.kube32.io/conformance-no-such-hw"
 
-  @clause-KUBELET-FIREWALL-GPIO-PIN @interpretation
+  @clause-KUBELET-FIREWALL-GPIO-PIN
   Rule: a pin claim the board cannot serve is refused at admission; a free valid pin runs
 
     Scenario: a claim for a pin the board does not have is refused
