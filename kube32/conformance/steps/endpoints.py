@@ -21,7 +21,7 @@ from kube32.conformance.steps._util import DEFAULT_IMAGE, labels, manifest, rows
 from kube32.spec import constants
 
 OTHER_NS_SUFFIX = "-other"
-POD_STATES = ("ready", "not ready", "no IP", "pending with IP", "succeeded", "failed")
+POD_STATES = ("ready", "not ready", "no IP", "pending with IP", "ready but pending", "succeeded", "failed")
 
 
 # -- bookkeeping ----------------------------------------------------------------------------
@@ -152,11 +152,12 @@ def _container_ports(text: str) -> list[dict]:
             for n, p, proto in sorted(parse_ports(text), key=lambda t: (t[0], t[1]))]
 
 
-def _write_pending_with_ip(k32, name: str, ns: str, node: str) -> None:
-    """What a kubelet reports while the containers start: an IP, phase Pending, not Ready."""
+def _write_pending_with_ip(k32, name: str, ns: str, node: str, ready: bool = False) -> None:
+    """What a kubelet reports while the containers start: an IP, phase Pending, not Ready (or, as
+    a kubelet might get wrong, Ready True while still Pending)."""
     k32.require("fake-kubelets")
     kubelet = k32.kubelet(node)
-    pod = kubelet.set_pod_ready(k32.name(name), ns, False)
+    pod = kubelet.set_pod_ready(k32.name(name), ns, ready)
     pod["status"]["phase"] = "Pending"
     for cs in pod["status"].get("containerStatuses") or []:
         cs["state"] = {"waiting": {"reason": "ContainerCreating"}}
@@ -176,6 +177,8 @@ def _bring_to(k32, name: str, ns: str, node: str, state: str) -> None:
         pass
     elif state == "pending with IP":
         _write_pending_with_ip(k32, name, ns, node)
+    elif state == "ready but pending":
+        _write_pending_with_ip(k32, name, ns, node, ready=True)
     elif state in ("succeeded", "failed"):
         kubelet.start_pod(pod_name, ns)
         kubelet.finish_pod(pod_name, ns, succeeded=state == "succeeded")
@@ -186,7 +189,8 @@ def _bring_to(k32, name: str, ns: str, node: str, state: str) -> None:
 @given("Service pods:")
 def service_pods(k32, request, datatable):
     """| pod | node | labels | container ports | state | [namespace] — created bound to the node,
-    then reported by its kubelet: ready | not ready | no IP | pending with IP | succeeded | failed."""
+    then reported by its kubelet: ready | not ready | no IP | pending with IP | ready but pending |
+    succeeded | failed."""
     for row in rows(datatable):
         name, node = row["pod"], row["node"]
         ns = _namespace(k32, request, row.get("namespace") or None)

@@ -59,6 +59,22 @@ Feature: Ready and not-ready endpoints
         | http=8080 | starting | false | false   | false       |
         | http=8080 | c        | true  | true    | false       |
 
+    @needs-fake-kubelets
+    Scenario: a pod whose Ready condition is True but which is not Running is not ready
+      # ready means Ready AND Running: rules out judging by the Ready condition alone
+      Given the Service "web" selecting "app=web"
+      And Service pods:
+        | pod | node   | labels  | state             |
+        | a   | node-a | app=web | ready but pending |
+        | c   | node-a | app=web | ready             |
+      Then the Endpoints "web" have these subsets:
+        | ports     | addresses | not ready addresses |
+        | http=8080 | c         | a                   |
+      And the EndpointSlices of Service "web" hold:
+        | ports     | pod | ready | serving | terminating |
+        | http=8080 | a   | false | false   | false       |
+        | http=8080 | c   | true  | true    | false       |
+
     Scenario: a pod whose container is restarting is a not-ready address
       Given the Service "web" selecting "app=web"
       And Service pods:

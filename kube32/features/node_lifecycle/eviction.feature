@@ -106,6 +106,34 @@ Feature: Pods leave an unreachable node when their NoExecute toleration runs out
       Then pod "odd" is not bound
       And pod "web" still runs on node "node-a"
 
+    @interpretation
+    Scenario: a not-ready NoExecute taint added by hand evicts by the same toleration rules
+      # our reading: both taints the default tolerations name are acted on. Rules out acting on
+      # the unreachable taint only ("zero" would stay) and evicting whatever the pod tolerates
+      # ("forever" would go)
+      When I create a pod "zero" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
+        """
+      And I create a pod "forever" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}
+        """
+      And the kubelet on node "node-a" starts pod "zero"
+      And the kubelet on node "node-a" starts pod "forever"
+      And node "node-a" gets taint "node.kubernetes.io/not-ready:NoExecute"
+      And the lifecycle check interval passes
+      Then pod "zero" has condition "DisruptionTarget" set to "True"
+      And pod "forever" still runs on node "node-a"
+
   @clause-NODE-EVICT-NONPOSITIVE-SECONDS
   Rule: tolerationSeconds of zero or less gives no grace at all
 

@@ -33,6 +33,19 @@ Feature: What the scheduler ignores
       # filtering on the camera would pick node-a, the only node listing one
       Then pod "p" is bound to node "node-b"
 
+    Scenario: large hardware amounts bind to a node with little free memory
+      # rules out adding hardware.kube32.io amounts to any counted resource (100Ki of camera would
+      # not fit 20Ki of memory)
+      Given these Ready nodes:
+        | name   | memory | esp32.io/gpio | esp32.io/psram |
+        | node-a | 20Ki   | 8             | 20Ki           |
+      When I create a pod "p" requesting:
+        | resource                  | quantity |
+        | memory                    | 1Ki      |
+        | hardware.kube32.io/camera | 100Ki    |
+        | hardware.kube32.io/flash  | 2Mi      |
+      Then pod "p" is bound to node "node-a"
+
   @clause-SCHED-IGNORE-GPIO-PIN-CLAIMS
   Rule: pin claims are not counted against the GPIO count
 

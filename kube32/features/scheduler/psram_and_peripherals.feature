@@ -121,6 +121,18 @@ Feature: PSRAM and peripheral filters
         | esp32.io/rmt-tx | 6     |
         | esp32.io/rmt-rx | 2     |
 
+    Scenario: only the peripheral the node is short of is reported
+      # the node has enough I2C: rules out reporting every peripheral the pod asks for
+      When I create a pod "p" requesting:
+        | resource      | quantity |
+        | esp32.io/gpio | 7        |
+        | esp32.io/i2c  | 2        |
+      Then pod "p" is not bound
+      And a "Warning" event "FailedScheduling" about pod "p" says:
+        """
+        0/1 nodes are available: 1 Insufficient esp32.io/gpio.
+        """
+
   @clause-SCHED-NAMED-BUS-CONSUMES-ONE
   Rule: each named bus takes one unit of its bus count
 
