@@ -10,7 +10,8 @@ Product code has no fault flags: faults patch module attributes.
         mp.setattr(plugins.score, "tie_break", lambda names: max(names))
 
 A fair variant plays another reasonable implementation: it follows the document, but reads it
-another way where the document is silent. The clauses it names must PASS at document level, and
+another way where the document is silent. The clauses it names must PASS at document level, those
+in ``cannot_tell`` (unobservable under that reading) must be reported disabled, not failed, and
 (proving the variant is live) those in ``differs`` must fail at reference level:
 
     @fair("were-not-ready-wording", passes=["SCHED-FILTER-STATUS-PRESENT"], differs=[...])
@@ -37,6 +38,7 @@ class Fault:
     level: str = "document"          # the level at which ``breaks`` must fail
     passes: tuple[str, ...] = ()     # fair variants: must pass at document level
     differs: tuple[str, ...] = ()    # fair variants: must fail at reference level
+    cannot_tell: tuple[str, ...] = ()  # fair variants: the runner must say it cannot judge them
 
     @property
     def fair(self) -> bool:
@@ -44,7 +46,7 @@ class Fault:
 
     @property
     def clauses(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.breaks + self.passes + self.differs))
+        return tuple(dict.fromkeys(self.breaks + self.passes + self.differs + self.cannot_tell))
 
 
 FAULTS: dict[str, Fault] = {}
@@ -68,10 +70,10 @@ def fault(name: str, breaks: list[str], level: str = "document"):
     return _register(name, breaks=tuple(breaks), level=level)
 
 
-def fair(name: str, passes: list[str], differs: list[str] = ()):
+def fair(name: str, passes: list[str], differs: list[str] = (), cannot_tell: list[str] = ()):
     if not passes:
         raise ValueError(f"fair variant {name!r} must name the clauses that must still pass")
-    return _register(name, breaks=(), passes=tuple(passes), differs=tuple(differs))
+    return _register(name, breaks=(), passes=tuple(passes), differs=tuple(differs), cannot_tell=tuple(cannot_tell))
 
 
 def load_all() -> dict[str, Fault]:

@@ -47,6 +47,8 @@ def test_fair_variant_passes_at_document_level(fault, pytester, monkeypatch, tmp
     failed = {c: _scenarios(rows[c], "document") for c in fault.passes if rows[c]["verdicts"]["document"] != "passed"}
     assert not failed, (f"fair variant {fault.name!r} ({fault.module}) follows the document, yet these clauses "
                         f"do not pass at document level: {failed}")
+    judged = {c: _scenarios(rows[c], "document") for c in fault.cannot_tell if rows[c]["verdicts"]["document"] != "disabled"}
+    assert not judged, f"fair variant {fault.name!r}: the runner should say it cannot judge {judged}"
     same = [c for c in fault.differs if rows[c]["verdicts"]["reference"] != "failed"]
     assert not same, f"fair variant {fault.name!r} should differ from our reading (fail at reference level) in {same}"
 

@@ -192,8 +192,10 @@ def _(mp):
     mp.setattr(dp, "rollout_limits", lambda d: (_rollout_limits(d)[0], dp.desired_replicas(d)))
 
 
-@fault("deployment-rollout-without-surge", breaks=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
+@fault("deployment-rollout-without-surge", breaks=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"], level="reference")
 def _(mp):
+    """No surge pod and no fallback budget: 3 replicas (budget 0) never roll. Only our reading of
+    maxSurge (which the document never names) is broken; see the fair variant rollout-without-surge."""
     mp.setattr(dp, "rollout_limits", lambda d: (0, _rollout_limits(d)[1]))
 
 
@@ -316,3 +318,9 @@ def _(mp):
         scale["status"]["selector"] = "app in (web)"
         return scale
     mp.setattr(api_resources, "scale_of", scale_of)
+
+
+@fault("deployment-hash-of-pod-spec-only", breaks=["DEPLOY-POD-TEMPLATE-HASH", "DEPLOY-ONE-STALE-PER-PASS"])
+def _(mp):
+    """The hash covers spec.template.spec only: a label or annotation change rolls nothing."""
+    mp.setattr(dp, "template_hash", lambda template: _template_hash({"spec": (template or {}).get("spec")}))

@@ -152,3 +152,10 @@ def _(mp):
 @fault("not-ready-pods-dropped", breaks=["EP-NOT-READY-ADDRESSES"])
 def _(mp):
     mp.setattr(rules, "is_candidate", lambda pod: _is_candidate(pod) and rules.is_ready(pod))
+
+
+@fault("endpoints-ready-by-condition-alone", breaks=["EP-NOT-READY-ADDRESSES"])
+def _(mp):
+    """Ready is the Ready condition alone: a pod reporting Ready while still Pending is an address."""
+    mp.setattr(rules, "is_ready", rules.ready_condition)
+    mp.setattr(rules, "is_serving", rules.ready_condition)

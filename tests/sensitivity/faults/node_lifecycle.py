@@ -374,3 +374,9 @@ def _(mp):
             plan.changed = True
         return plan
     mp.setattr(rules, "plan_node", noisy)
+
+
+@fault("lifecycle-acts-on-unreachable-taint-only", breaks=["NODE-EVICT-NO-TOLERATION"], level="reference")
+def _(mp):
+    """A not-ready:NoExecute taint a user adds is ignored (our reading acts on it like unreachable)."""
+    mp.setattr(rules, "EVICTING_KEYS", (rules.constants.TAINT_UNREACHABLE,))

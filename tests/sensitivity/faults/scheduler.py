@@ -31,6 +31,8 @@ _declared_total = resources.declared_total
 _figure = resources.figure
 _bus_count_for = resources.bus_count_for
 _amount = resources.amount
+_pod_memory = resources.pod_memory
+_peripheral_filter_all = peripheral_fit.PeripheralFit.filter_all
 _schedule = sched.Scheduler.schedule
 _record_failure = sched.Scheduler.record_failure
 _scheduler_init = sched.Scheduler.__init__
@@ -492,3 +494,24 @@ def _(mp):
         pod.setdefault("status", {})["reason"] = reasons.POD_REASON_UNSCHEDULABLE
         return _record_failure(self, pod, decision)
     mp.setattr(sched.Scheduler, "record_failure", record_failure)
+
+
+@fault("sched-reports-every-requested-peripheral", breaks=["SCHED-FILTER-PERIPHERALS"])
+def _(mp):
+    """A node short of one peripheral is reported short of every peripheral the pod asks for."""
+    def filter_all(self, pod, nodes):
+        passed, rejected = _peripheral_filter_all(self, pod, nodes)
+        every = framework.unschedulable(peripheral_fit.NAME, *(peripheral_fit.reason(n)
+                                                               for n, _ in peripheral_fit.needs(pod)))
+        return passed, [(node, every) for node, _ in rejected]
+    mp.setattr(peripheral_fit.PeripheralFit, "filter_all", filter_all)
+
+
+@fault("sched-hardware-amounts-counted-as-memory", breaks=["SCHED-IGNORE-HARDWARE-RESOURCES"])
+def _(mp):
+    """hardware.kube32.io amounts (written with Ki/Mi like memory) are added to the pod's memory."""
+    def pod_memory(pod):
+        hardware = sum(resources.amount(v) for k, v in _requested(pod).items()
+                       if k.startswith(constants.IGNORED_RESOURCE_PREFIXES))
+        return _pod_memory(pod) + hardware
+    mp.setattr(resources, "pod_memory", pod_memory)
