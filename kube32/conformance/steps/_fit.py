@@ -6,6 +6,8 @@ match Pod's node affinity/selector"); the other reason strings, their sorting an
 separate counting of "not ready" and "no status" nodes are our (upstream's) readings. At document
 level two messages agree when they have the same total, the same counts under the documented
 reasons and the same number of nodes under the other reasons; at reference level they are equal.
+Which name a shortage is reported under is a reading too: the two PSRAM names count as one, and a
+named bus (esp32.io/i2c-bus-0) as its count (esp32.io/i2c).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from kube32.spec import reasons
+from kube32.spec import constants, reasons
 
 _FIT = re.compile(r"^0/(?P<total>\d+) nodes are available: (?P<entries>.+)\.$")
 _ENTRY = re.compile(r"^(?P<count>\d+) (?P<reason>.+)$")
@@ -36,9 +38,21 @@ def documented_form(text: str) -> tuple[int, Counter] | None:
         if entry is None:
             return None
         reason = entry["reason"]
-        documented = reason.startswith(_INSUFFICIENT) or reason == reasons.REASON_NODE_SELECTOR
-        counts[reason if documented else UNDOCUMENTED] += int(entry["count"])
+        if reason.startswith(_INSUFFICIENT):
+            reason = _INSUFFICIENT + _resource(reason[len(_INSUFFICIENT):])
+        elif reason != reasons.REASON_NODE_SELECTOR:
+            reason = UNDOCUMENTED
+        counts[reason] += int(entry["count"])
     return int(m["total"]), counts
+
+
+def _resource(name: str) -> str:
+    if name in constants.PSRAM_RESOURCES:
+        return constants.PSRAM_RESOURCES[0]
+    for prefix, count in constants.NAMED_BUS_PREFIXES.items():
+        if name.startswith(prefix + "-"):
+            return count
+    return name
 
 
 def agrees(got: str | None, expected: str) -> bool:
