@@ -16,7 +16,7 @@ _scale_of = api_resources.scale_of
 from tests.sensitivity.registry import fault  # noqa: E402
 
 
-@fault("api-table-pod-ready-counts-every-container", breaks=["EXAMPLE-PENDING-POD-ROW"])
+@fault("api-table-pod-ready-counts-every-container", breaks=["EXAMPLE-PENDING-POD-ROW"], level="reference")
 def _(mp):
     def ready_is_total(pod):
         reason, _ready, total, restarts = _pod_status_reason(pod)
@@ -24,7 +24,7 @@ def _(mp):
     mp.setattr(printers, "pod_status_reason", ready_is_total)
 
 
-@fault("api-table-pod-status-ignores-phase", breaks=["EXAMPLE-PENDING-POD-ROW"])
+@fault("api-table-pod-status-ignores-phase", breaks=["EXAMPLE-PENDING-POD-ROW"], level="reference")
 def _(mp):
     def no_phase(pod):
         _reason, ready, total, restarts = _pod_status_reason(pod)
@@ -32,7 +32,7 @@ def _(mp):
     mp.setattr(printers, "pod_status_reason", no_phase)
 
 
-@fault("api-table-event-object-keeps-kind-case", breaks=["EXAMPLE-EVENT-ROW"])
+@fault("api-table-event-object-keeps-kind-case", breaks=["EXAMPLE-EVENT-ROW"], level="reference")
 def _(mp):
     def kind_as_is(ev, now):
         row = _print_event(ev, now)

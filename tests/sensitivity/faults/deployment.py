@@ -55,7 +55,7 @@ def _(mp):
     mp.setattr(dp, "plan", plan)
 
 
-@fault("deployment-unset-replicas-means-zero", breaks=["DEPLOY-CREATE-MISSING"])
+@fault("deployment-unset-replicas-means-zero", breaks=["DEPLOY-CREATE-MISSING"], level="reference")
 def _(mp):
     mp.setattr(constants, "DEPLOYMENT_DEFAULT_REPLICAS", 0)
 
@@ -80,7 +80,7 @@ def _(mp):
     mp.setattr(dp, "template_hash", lambda template: dp.safe_encode(str(secrets.randbelow(2**32))))
 
 
-@fault("deployment-hash-in-hex", breaks=["DEPLOY-POD-TEMPLATE-HASH"])
+@fault("deployment-hash-in-hex", breaks=["DEPLOY-POD-TEMPLATE-HASH"], level="reference")
 def _(mp):
     mp.setattr(dp, "template_hash", lambda template: format(int(dp.fnv32a(repr(template).encode())), "x"))
 
@@ -144,7 +144,7 @@ def _(mp):
     mp.setattr(dp, "deletion_order", order)
 
 
-@fault("deployment-deletes-not-ready-then-newest", breaks=["DEPLOY-SURPLUS-ORDER"])
+@fault("deployment-deletes-not-ready-then-newest", breaks=["DEPLOY-SURPLUS-ORDER"], level="reference")
 def _(mp):
     def order(pods, current):
         by_name = sorted(pods, key=lambda p: p["metadata"]["name"], reverse=True)
@@ -199,7 +199,7 @@ def _(mp):
     mp.setattr(dp, "rollout_limits", lambda d: (0, _rollout_limits(d)[1]))
 
 
-@fault("deployment-rollout-holds-not-ready-stale-pods", breaks=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
+@fault("deployment-rollout-holds-not-ready-stale-pods", breaks=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"], level="reference")
 def _(mp):
     """Counts a not-ready stale pod against the budget like a ready one."""
     real_is_ready = dp.is_ready
@@ -215,12 +215,12 @@ def _(mp):
 
 
 # -- fenceposts and the Available condition ---------------------------------------------------
-@fault("deployment-max-unavailable-rounds-up", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT"])
+@fault("deployment-max-unavailable-rounds-up", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT"], level="reference")
 def _(mp):
     mp.setattr(dp, "scaled_value", lambda value, total, round_up, default: _scaled_value(value, total, True, default))
 
 
-@fault("deployment-fenceposts-without-fallback", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT"])
+@fault("deployment-fenceposts-without-fallback", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT"], level="reference")
 def _(mp):
     def resolve(surge, unavailable, desired):
         return (_scaled_value(surge, desired, True, constants.DEPLOYMENT_DEFAULT_MAX_SURGE),
@@ -229,7 +229,7 @@ def _(mp):
 
 
 @fault("deployment-max-unavailable-at-least-one", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT",
-                                                          "DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
+                                                          "DEPLOY-ROLLOUT-MAX-UNAVAILABLE"], level="reference")
 def _(mp):
     def resolve(surge, unavailable, desired):
         s, u = _resolve_fenceposts(surge, unavailable, desired)
@@ -284,23 +284,23 @@ def _(mp):
     mp.setattr(deployment_status, "counts", counts)
 
 
-@fault("deployment-progress-deadline-ignored", breaks=["DEPLOY-PROGRESSING-CONDITION"])
+@fault("deployment-progress-deadline-ignored", breaks=["DEPLOY-PROGRESSING-CONDITION"], level="reference")
 def _(mp):
     mp.setattr(deployment_status, "timed_out", lambda d, conditions, now: False)
 
 
-@fault("deployment-progress-deadline-default-missing", breaks=["DEPLOY-PROGRESSING-CONDITION"])
+@fault("deployment-progress-deadline-default-missing", breaks=["DEPLOY-PROGRESSING-CONDITION"], level="reference")
 def _(mp):
     mp.setattr(constants, "DEPLOYMENT_DEFAULT_PROGRESS_DEADLINE_SECONDS", 10**9)
 
 
-@fault("deployment-progressing-names-a-replicaset", breaks=["DEPLOY-PROGRESSING-CONDITION"])
+@fault("deployment-progressing-names-a-replicaset", breaks=["DEPLOY-PROGRESSING-CONDITION"], level="reference")
 def _(mp):
     mp.setattr(reasons, "DEPLOY_PROGRESSING_MSG", 'ReplicaSet "{name}" is progressing.')
     mp.setattr(reasons, "DEPLOY_COMPLETE_MSG", 'ReplicaSet "{name}" has successfully progressed.')
 
 
-@fault("deployment-never-complete", breaks=["DEPLOY-PROGRESSING-CONDITION"])
+@fault("deployment-never-complete", breaks=["DEPLOY-PROGRESSING-CONDITION"], level="reference")
 def _(mp):
     mp.setattr(deployment_status, "is_complete", lambda d, status: False)
 

@@ -102,7 +102,7 @@ def _(mp):
 
 
 # -- ports -----------------------------------------------------------------------------------------
-@fault("named-port-ignores-protocol", breaks=["EP-NAMED-PORT-RESOLUTION"])
+@fault("named-port-ignores-protocol", breaks=["EP-NAMED-PORT-RESOLUTION"], level="reference")
 def _(mp):
     mp.setattr(rules, "_protocol", lambda port: "TCP")
 

@@ -83,7 +83,7 @@ def _(mp):
     mp.setattr(rules, "mark_unreachable", quiet)
 
 
-@fault("unknown-keeps-old-transition-time", breaks=["NODE-NOTREADY-AT-LEASE-DURATION"])
+@fault("unknown-keeps-old-transition-time", breaks=["NODE-NOTREADY-AT-LEASE-DURATION"], level="reference")
 def _(mp):
     def keep_time(node, now):
         ready = rules.ready_condition(node) or {}
@@ -176,7 +176,7 @@ def _(mp):
     mp.setattr(rules, "eviction_deadline", defaulted)
 
 
-@fault("largest-toleration-wins", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY"])
+@fault("largest-toleration-wins", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY"], level="reference")
 def _(mp):
     def largest(tolerations, taint, time_added):
         used = [t for t in tolerations or [] if rules.tolerates(t, taint)]
@@ -291,7 +291,7 @@ def _(mp):
                lambda renew_time, earliest, latest: timefmt.parse(renew_time) if renew_time else earliest)
 
 
-@fault("restart-forgives-timed-out-nodes", breaks=["NODE-RESTART-GRACE"])
+@fault("restart-forgives-timed-out-nodes", breaks=["NODE-RESTART-GRACE"], level="reference")
 def _(mp):
     def forgiving(node, renew_time, threshold, since):
         return rules.Renewals(renew_time, since)
@@ -348,7 +348,7 @@ def _(mp):
 
 
 # -- the simulator's timeout flags ------------------------------------------------------------
-@fault("not-ready-timeout-flag-skips-noexecute-delay", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
+@fault("not-ready-timeout-flag-skips-noexecute-delay", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"], level="reference")
 def _(mp):
     real = cli.timeout_flag_overrides
 
@@ -359,7 +359,7 @@ def _(mp):
     mp.setattr(cli, "timeout_flag_overrides", partial)
 
 
-@fault("eviction-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
+@fault("eviction-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"], level="reference")
 def _(mp):
     real = cli.timeout_flag_overrides
     mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(nrt, None))

@@ -168,7 +168,7 @@ def _(mp):
     mp.setattr(resources, "container_amount", requests_only)
 
 
-@fault("sched-memory-limit-per-pod", breaks=["SCHED-MEMORY-LIMIT-FALLBACK"])
+@fault("sched-memory-limit-per-pod", breaks=["SCHED-MEMORY-LIMIT-FALLBACK"], level="reference")
 def _(mp):
     """Limits count only when no container of the pod has a request."""
     def declared_total(pod, resource):
@@ -185,7 +185,7 @@ def _(mp):
     mp.setattr(resources, "pod_memory", lambda pod: resources.declared_total(pod, resources.MEMORY) or 0)
 
 
-@fault("sched-default-memory-per-container", breaks=["SCHED-MEMORY-DEFAULT"])
+@fault("sched-default-memory-per-container", breaks=["SCHED-MEMORY-DEFAULT"], level="reference")
 def _(mp):
     def pod_memory(pod):
         containers = (pod.get("spec") or {}).get("containers") or []
@@ -225,7 +225,7 @@ def _(mp):
     mp.setattr(resources, "bus_units", lambda buses: 0)
 
 
-@fault("sched-named-bus-counts-its-amount", breaks=["SCHED-NAMED-BUS-CONSUMES-ONE"])
+@fault("sched-named-bus-counts-its-amount", breaks=["SCHED-NAMED-BUS-CONSUMES-ONE"], level="reference")
 def _(mp):
     def named_buses_amounts(pod):
         out: dict[str, int] = {}
@@ -332,7 +332,7 @@ def _(mp):
     mp.setattr(accounting, "modified_after_status", lambda pod, rv: True)
 
 
-@fault("sched-finished-pods-subtracted", breaks=["SCHED-ACCOUNT-TERMINAL-IGNORED"])
+@fault("sched-finished-pods-subtracted", breaks=["SCHED-ACCOUNT-TERMINAL-IGNORED"], level="reference")
 def _(mp):
     mp.setattr(accounting, "is_terminal", lambda pod: False)
 
@@ -424,7 +424,7 @@ def _(mp):
     mp.setattr(sched.Scheduler, "select_host", select_host)
 
 
-@fault("sched-no-gpio-counts-as-free", breaks=["SCHED-SCORE-NO-GPIO"])
+@fault("sched-no-gpio-counts-as-free", breaks=["SCHED-SCORE-NO-GPIO"], level="reference")
 def _(mp):
     mp.setattr(free_share, "percent",
                lambda left, total, number=float: number(100) * left / total if total > 0 else number(100))
@@ -441,7 +441,7 @@ def _(mp):
     mp.setattr(sched, "reasons", _reasons(POD_REASON_UNSCHEDULABLE="SchedulerError"))
 
 
-@fault("sched-condition-without-message", breaks=["SCHED-UNSCHEDULABLE-CONDITION"])
+@fault("sched-condition-without-message", breaks=["SCHED-UNSCHEDULABLE-CONDITION"], level="reference")
 def _(mp):
     def record_failure(self, pod, decision):
         stored = _record_failure(self, pod, decision)
@@ -472,17 +472,17 @@ def _(mp):
     mp.setattr(sched.Scheduler, "__init__", init)
 
 
-@fault("sched-message-sorted-by-count", breaks=["SCHED-FAILED-SCHEDULING-MESSAGE"])
+@fault("sched-message-sorted-by-count", breaks=["SCHED-FAILED-SCHEDULING-MESSAGE"], level="reference")
 def _(mp):
     mp.setattr(messages, "sort_entries", lambda entries: sorted(entries, key=lambda e: int(e.split(" ", 1)[0])))
 
 
-@fault("sched-message-in-filter-order", breaks=["SCHED-FAILED-SCHEDULING-MESSAGE"])
+@fault("sched-message-in-filter-order", breaks=["SCHED-FAILED-SCHEDULING-MESSAGE"], level="reference")
 def _(mp):
     mp.setattr(messages, "sort_entries", lambda entries: list(entries))
 
 
-@fault("sched-no-nodes-fit-error", breaks=["SCHED-FAILED-SCHEDULING-MESSAGE"])
+@fault("sched-no-nodes-fit-error", breaks=["SCHED-FAILED-SCHEDULING-MESSAGE"], level="reference")
 def _(mp):
     mp.setattr(messages, "no_nodes", lambda: "0/0 nodes are available.")
 

@@ -60,13 +60,13 @@ def _(mp):
     mp.setattr(daemonset_plan, "resolve_max_unavailable", lambda value, desired: desired)
 
 
-@fault("ds-rolls-in-reverse-name-order", breaks=["DS-ROLLING-NODE-BY-NODE"])
+@fault("ds-rolls-in-reverse-name-order", breaks=["DS-ROLLING-NODE-BY-NODE"], level="reference")
 def _(mp):
     mp.setattr(daemonset_plan, "rollout_order",
                lambda nodes: sorted(nodes, key=daemonset_plan.node_name, reverse=True))
 
 
-@fault("ds-max-unavailable-percent-rounds-down", breaks=["DS-ROLLING-MAX-UNAVAILABLE"])
+@fault("ds-max-unavailable-percent-rounds-down", breaks=["DS-ROLLING-MAX-UNAVAILABLE"], level="reference")
 def _(mp):
     def floor(value, desired):
         if isinstance(value, str) and value.strip().endswith("%"):
@@ -140,12 +140,12 @@ def _(mp):
     mp.setattr(job_plan, "COMPLETE", "Succeeded")
 
 
-@fault("job-complete-reason-empty", breaks=["JOB-COMPLETE-CONDITION"])
+@fault("job-complete-reason-empty", breaks=["JOB-COMPLETE-CONDITION"], level="reference")
 def _(mp):
     mp.setattr(reasons, "JOB_COMPLETIONS_REACHED", "")
 
 
-@fault("job-status-never-ready", breaks=["JOB-STATUS-COUNTS"])
+@fault("job-status-never-ready", breaks=["JOB-STATUS-COUNTS"], level="reference")
 def _(mp):
     mp.setattr(job_plan, "is_ready", lambda pod: False)
 
