@@ -47,11 +47,14 @@ def failed_scheduling_identity(k32, name, component):
             got = {key: involved.get(key) for key in want}
             assert got == want, f"involvedObject is {got}, expected {want}"
             assert event.get("type") == "Warning", f"type is {event.get('type')!r}"
+        return events
+    events = k32.eventually(check, f'FailedScheduling event about pod "{name}"')
+    with k32.reference():   # the component's name is upstream's; the document does not give it
+        for event in events:
             source = (event.get("source") or {}).get("component")
             reporting = event.get("reportingComponent")
             assert component in (source, reporting), \
                 f"source.component is {source!r} and reportingComponent {reporting!r}"
-    k32.eventually(check, f'FailedScheduling event about pod "{name}"')
 
 
 @then(step('pod "{name}" has one FailedScheduling event counted at least {times:d} times'))
