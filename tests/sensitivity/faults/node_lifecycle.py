@@ -365,7 +365,7 @@ def _(mp):
     mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(nrt, None))
 
 
-@fault("notready-event-every-check", breaks=["NODE-NOTREADY-EVENT"])
+@fault("notready-event-every-check", breaks=["NODE-NOTREADY-EVENT"], level="reference")
 def _(mp):
     def noisy(node, state, now):
         plan = _plan_node(node, state, now)
