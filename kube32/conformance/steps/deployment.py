@@ -9,6 +9,7 @@ the Deployment's uid (remembered at creation, so it still works after the Deploy
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import yaml
@@ -71,17 +72,15 @@ def deployment_uid(k32, name: str) -> str:
     return uid
 
 
-def controller_ref(pod: dict) -> dict | None:
-    return next((r for r in pod["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
-
-
 def terminating(pod: dict) -> bool:
     return bool(pod["metadata"].get("deletionTimestamp"))
 
 
 def pods_of(k32, name: str, *, include_terminating: bool = False) -> list[dict]:
     uid = deployment_uid(k32, name)
-    pods = [p for p in k32.api.list("Pod", k32.ns) if (controller_ref(p) or {}).get("uid") == uid]
+    # the document speaks of pods "carrying its owner reference"; controller: true is upstream's
+    pods = [p for p in k32.api.list("Pod", k32.ns)
+            if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]
     return sorted((p for p in pods if include_terminating or not terminating(p)),
                   key=lambda p: p["metadata"]["name"])
 
@@ -331,18 +330,25 @@ def not_the_deleted_one(k32, name):
 
 @then(step('the Deployment "{name}" pods are controlled by it'))
 def controlled_by_it(k32, name):
+    """Document level: every pod carries an owner reference to this Deployment (and none to a
+    ReplicaSet); reference level: it is the pod's one controller reference (upstream's form)."""
     d = get_deployment(k32, name)
+    want = ("apps/v1", "Deployment", d["metadata"]["name"], d["metadata"]["uid"])
 
     def check():
         pods = _some(pods_of(k32, name))
         for p in pods:
+            refs = [(r.get("apiVersion"), r.get("kind"), r.get("name"), r.get("uid"))
+                    for r in p["metadata"].get("ownerReferences") or []]
+            assert want in refs, f"{p['metadata']['name']} has owner references {refs}, expected {want}"
+            assert not [r for r in refs if r[1] == "ReplicaSet"], f"{p['metadata']['name']} is owned by {refs}"
+        return pods
+    pods = k32.eventually(check, f'Deployment "{name}" owns its pods')
+    with k32.reference():
+        for p in pods:
             refs = [r for r in p["metadata"].get("ownerReferences") or [] if r.get("controller")]
-            assert len(refs) == 1, f"{p['metadata']['name']} has controller references {refs}"
-            r = refs[0]
-            got = (r.get("apiVersion"), r.get("kind"), r.get("name"), r.get("uid"))
-            want = ("apps/v1", "Deployment", d["metadata"]["name"], d["metadata"]["uid"])
-            assert got == want, f"{p['metadata']['name']} is controlled by {got}, expected {want}"
-    k32.eventually(check, f'Deployment "{name}" controls its pods')
+            got = [(r.get("apiVersion"), r.get("kind"), r.get("name"), r.get("uid")) for r in refs]
+            assert got == [want], f"{p['metadata']['name']} has controller references {got}, expected [{want}]"
 
 
 @then(step('the Deployment "{name}" leaves no ReplicaSets behind'))
@@ -441,10 +447,14 @@ def named_after(k32, name):
 
 
 # -- tolerations ----------------------------------------------------------------------------------
+def _canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True)
+
+
 @then(step('the Deployment "{name}" pods have these tolerations:'))
 def tolerations(k32, name, datatable):
     """Table | key | operator | effect | tolerationSeconds |; "default" means the target's default
-    toleration seconds; the pods' list must be exactly these, in this order."""
+    toleration seconds; the pods' list must be exactly these (in this order at reference level)."""
     expected = []
     for row in rows(datatable):
         t = {k: row[k] for k in ("key", "operator", "effect") if row.get(k)}
@@ -456,10 +466,17 @@ def tolerations(k32, name, datatable):
         expected.append(t)
 
     def check():
-        for p in _some(pods_of(k32, name)):
+        pods = _some(pods_of(k32, name))
+        for p in pods:
             got = (p.get("spec") or {}).get("tolerations") or []
-            assert got == expected, f"{p['metadata']['name']} tolerates {got}"
-    k32.eventually(check, f'Deployment "{name}" pod tolerations')
+            assert sorted(got, key=_canonical) == sorted(expected, key=_canonical), \
+                f"{p['metadata']['name']} tolerates {got}"
+        return pods
+    pods = k32.eventually(check, f'Deployment "{name}" pod tolerations')
+    with k32.reference():
+        for p in pods:
+            got = (p.get("spec") or {}).get("tolerations") or []
+            assert got == expected, f"{p['metadata']['name']} tolerates {got}, in another order than {expected}"
 
 
 # -- the Deployment object ----------------------------------------------------------------------

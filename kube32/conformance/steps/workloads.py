@@ -24,9 +24,10 @@ MAX_ROUNDS = 40          # workload intervals a Job is driven for before a drive
 
 # -- reading pods -------------------------------------------------------------------------------
 def owned_pods(k32, kind: str, name: str) -> list[dict]:
-    """Pods in the scenario namespace whose controller ownerReference is ``kind``/``name``."""
+    """Pods in the scenario namespace with an ownerReference to ``kind``/``name`` (the document's
+    "owner reference"; that it is the controller reference is upstream's form, not required)."""
     return [p for p in k32.api.list("Pod", k32.ns)
-            if any(r.get("kind") == kind and r.get("name") == k32.name(name) and r.get("controller")
+            if any(r.get("kind") == kind and r.get("name") == k32.name(name)
                    for r in p["metadata"].get("ownerReferences") or [])]
 
 
