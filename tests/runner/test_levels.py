@@ -60,3 +60,35 @@ def test_a_document_clause_judged_only_by_interpretation_scenarios_is_a_coverage
     problems = [(p.kind, p.subject) for p in suite.check(catalogue.load(), tmp_path) if p.kind == "reference-only"]
     # SCHED-SCORE-NO-GPIO is a reference-level clause; SCHED-FILTER-READY has a document-level example
     assert problems == [("reference-only", "SCHED-TIE-BREAK")]
+
+
+ATTRIBUTION = '''
+Feature: attribution
+  Background:
+    Given a kube32 control plane
+    And these Ready nodes:
+      | name   | memory |
+      | node-a | 64Ki   |
+
+  @clause-NODE-NOTREADY-NOSCHEDULE-TAINT @clause-NODE-RECOVERY-CLEARS-TAINTS @needs-manual-clock
+  Scenario: one scenario, two clauses; the check of one fails
+    When node "node-a" stops renewing its lease
+    And the lease duration passes
+    And the lifecycle check interval passes
+    Then there is a "Normal" event "NodeReady" about node "node-a"
+    And node "node-a" has taint "node.kubernetes.io/unreachable:NoSchedule"
+'''
+
+
+def test_a_failed_check_counts_only_against_the_clause_it_judged(tmp_path, monkeypatch, pytester):
+    from tests.conftest import feature_dir, run_features
+
+    feature_dir(tmp_path, monkeypatch, "attribution.feature", ATTRIBUTION)
+    result, doc = run_features(pytester, tmp_path / "report")
+    rows = {r["id"]: r for r in doc["clauses"]}
+    assert rows["NODE-NOTREADY-NOSCHEDULE-TAINT"]["verdicts"] == {"document": "passed", "reference": "passed"}
+    assert rows["NODE-RECOVERY-CLEARS-TAINTS"]["verdicts"] == {"document": "failed", "reference": "failed"}
+    (finding,) = rows["NODE-RECOVERY-CLEARS-TAINTS"]["scenarios"][0]["findings"]
+    assert finding["clauses"] == ["NODE-RECOVERY-CLEARS-TAINTS"] and finding["level"] == "document"
+    assert finding["step"] == 'Then there is a "Normal" event "NodeReady" about node "node-a"'
+    assert result.ret == 1
