@@ -2,7 +2,7 @@
 Feature: Only schedulable, reporting, Ready nodes take pods
   The first filter keeps a pod off nodes that are cordoned, that never reported a status,
   or whose Ready condition is not True. Each case has its own upstream reason string in the
-  FailedScheduling message.
+  FailedScheduling message (judged at reference level: the document names none of them).
 
   Background:
     Given a kube32 control plane
@@ -49,7 +49,6 @@ Feature: Only schedulable, reporting, Ready nodes take pods
         | memory   | 50Ki     |
       Then pod "p" is bound to node "node-b"
 
-    @interpretation
     Scenario: a node without status alone is counted as having unknown conditions
       Given a node "node-a" that never reported status
       When I create a pod "p" requesting:
@@ -62,7 +61,6 @@ Feature: Only schedulable, reporting, Ready nodes take pods
         0/1 nodes are available: 1 node(s) had unknown conditions.
         """
 
-    @interpretation
     Scenario: a status without a Ready condition counts as unknown conditions too
       Given these Ready nodes:
         | name   | memory | esp32.io/gpio |
@@ -97,7 +95,6 @@ Feature: Only schedulable, reporting, Ready nodes take pods
         | False   |
         | Unknown |
 
-    @interpretation
     Scenario: nodes that are not Ready leave the pod Pending with "not ready"
       Given these Ready nodes:
         | name   | memory | esp32.io/gpio |
