@@ -20,6 +20,7 @@ import yaml
 from kube32.spec import catalogue as catalogue_mod
 
 # exit statuses of `kube32-conformance run` (0, 1 and 2-5 are pytest's and argparse's)
+USAGE = 2            # the command line is wrong (as argparse)
 UNREACHABLE = 10     # the target does not answer (refused, timed out, 502/503/504, not an API)
 TLS = 11             # the TLS handshake with the target failed
 CREDENTIALS = 12     # the target refused the runner's credentials (401/403)
@@ -29,7 +30,7 @@ RIG = 15             # --rig: the rig file is missing or invalid, or a board por
 EXIT_STATUSES = {
     0: "every selected scenario passed (deviations and disabled scenarios do not count)",
     1: "a scenario failed or is an error",
-    2: "the command line is wrong",
+    USAGE: "the command line is wrong",
     UNREACHABLE: "the target is unreachable",
     TLS: "TLS with the target failed",
     CREDENTIALS: "the target refused the credentials (--token)",
@@ -181,7 +182,16 @@ def target(args) -> Problem | None:
     return None
 
 
-CHECKS: list[Callable[[object], Problem | None]] = [deviations, selection, rig, target]
+def clock(args) -> Problem | None:
+    """``--clock`` the target cannot have (the in-process reference always runs a manual clock)."""
+    if getattr(args, "clock", None) == "real" and getattr(args, "target", "") == "reference" \
+            and not getattr(args, "rig", None):
+        return Problem(USAGE, "--clock real: the in-process reference runs on a manual clock; "
+                              "use --target process:real for real time")
+    return None
+
+
+CHECKS: list[Callable[[object], Problem | None]] = [clock, deviations, selection, rig, target]
 
 
 def run(args, checks=None) -> Problem | None:

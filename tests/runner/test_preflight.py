@@ -106,6 +106,12 @@ def test_a_selection_that_matches_nothing(capsys, report, args, line):
     assert got.startswith(line) or line in got, got
 
 
+def test_a_clock_the_target_cannot_have(capsys, report):
+    code, line = run(capsys, report, "--clock", "real")
+    assert code == preflight.USAGE == 2
+    assert "use --target process:real" in line
+
+
 def test_a_missing_rig_file(capsys, report, tmp_path):
     code, line = run(capsys, report, "--rig", str(tmp_path / "rig.yaml"))
     assert code == preflight.RIG == 15
