@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -81,9 +82,15 @@ def user_env(user_project: Path) -> dict[str, str]:
 
 # One test, not three: under xdist, tests sharing a module fixture may land on different workers and
 # build the wheel twice.
-def test_the_wheel_installs_one_import_name_and_its_runner_passes_beside_user_packages(venv, user_project,
+def test_the_wheel_installs_one_import_name_and_its_runner_passes_beside_user_packages(wheel, venv, user_project,
                                                                                       tmp_path):
     path, added_site, added_bin = venv
+    names = zipfile.ZipFile(wheel).namelist()
+    for wanted in ("kube32/spec/clauses/scheduler.yaml", "kube32/spec/profiles/shared.yaml",
+                   "kube32/spec/schemas/pod.json", "kube32/reference/machinery/k8s_descriptors.binpb",
+                   "kube32/conformance/reports/templates/index.html.j2"):
+        assert wanted in names, f"{wanted} missing from {wheel.name}"
+    assert any(n.startswith("kube32/features/") and n.endswith(".feature") for n in names), "no features"
     version = metadata.version("kube32-conformance")
     assert added_site == {"kube32", f"kube32_conformance-{version}.dist-info"}
     assert added_bin == {"kube32-conformance"}
@@ -102,4 +109,4 @@ def test_the_wheel_installs_one_import_name_and_its_runner_passes_beside_user_pa
     assert not re.search(r"\d+ warnings?\b", done.stdout), done.stdout[-3000:]   # none of ours
     clauses = json.loads((report / "clauses.json").read_text())["clauses"]
     job = [c["status"] for c in clauses if c["id"].startswith("JOB-")]
-    assert job and set(job) == {"passed"}, job
+    assert "passed" in job and set(job) <= {"passed", "reference-only"}, job   # the run's exit status was 0 too

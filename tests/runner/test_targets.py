@@ -1,18 +1,15 @@
 """Target drivers end to end: the same tiny feature on the in-process reference, on a `serve`
-subprocess (manual clock, restartable), and on a plain HTTP URL; plus the packaged wheel."""
+subprocess (manual clock, restartable), and on a plain HTTP URL (the packaged wheel: tests/packaging)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
-import zipfile
 
 import pytest
 
 from kube32.conformance.targets.process import ServeProcess
 from kube32.spec import profiles
-from tests.conftest import REPO, feature_dir, run_features, statuses
+from tests.conftest import feature_dir, run_features, statuses
 
 FEATURE = textwrap.dedent('''
     Feature: targets
@@ -69,15 +66,3 @@ def test_plain_url_target_disables_restart(features, pytester, tmp_path):
     assert got["NODE-RESTART-GRACE"] == "disabled"
     assert doc["target"]["clock"] == "manual"
 
-
-def test_wheel_carries_features_schemas_and_catalogue(tmp_path):
-    out = tmp_path / "wheel"
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    wheel = next(out.glob("*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
-    for wanted in ("spec/clauses/scheduler.yaml", "spec/profiles/shared.yaml", "spec/schemas/pod.json",
-                   "kube32/conformance/bind.py", "reference/app.py", "kube32/harness/__init__.py"):
-        assert wanted in names, f"{wanted} missing from {wheel.name}"
-    assert any(n.startswith("features/") and n.endswith(".feature") for n in names), "no features in the wheel"
