@@ -19,12 +19,15 @@ from kube32.reference.clock import ManualClock
 from kube32.reference.controllers import namespace
 from kube32.reference.store import SqliteBackend, Store
 
+
 PODS = "/api/v1/namespaces/default/pods"
 FILE = SqliteBackend.FILENAME
+
 
 def pod(name: str, ns: str = "default") -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
             "spec": {"containers": [{"name": "a", "image": "blink"}]}}
+
 
 def filled_store(data_dir, pods: int = 5) -> None:
     """A store as a server leaves it: namespaces and a few pods."""
@@ -34,19 +37,23 @@ def filled_store(data_dir, pods: int = 5) -> None:
         store.create("pods", pod(f"p{i}"))
     store.close()
 
+
 def start(data_dir, *extra: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", "127.0.0.1:0",
            "--data-dir", str(data_dir), *extra]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
 
 def sql(data_dir, statement: str) -> None:
     db = sqlite3.connect(str(data_dir / FILE), isolation_level=None)
     db.execute(statement)
     db.close()
 
+
 def _empty(d):
     d.mkdir()
     (d / FILE).write_bytes(b"")
+
 
 def _header(d):
     filled_store(d)
@@ -54,22 +61,27 @@ def _header(d):
     data[:16] = b"not a database!!"
     (d / FILE).write_bytes(bytes(data))
 
+
 def _truncated(d):
     filled_store(d, pods=300)
     sql(d, "PRAGMA wal_checkpoint(TRUNCATE)")
     data = (d / FILE).read_bytes()
     (d / FILE).write_bytes(data[:len(data) // 2])
 
+
 def _garbage_row(d):
     filled_store(d)
     sql(d, "UPDATE objects SET body='{garbage' WHERE name='p2'")
+
 
 def _rolled_back(d):
     filled_store(d)
     sql(d, "UPDATE meta SET value='3' WHERE key='resourceVersion'")
 
+
 def _a_file(d):
     d.write_text("I am not a directory\n")
+
 
 @pytest.mark.parametrize("damage, fragment", [
     (_empty, "empty (0 bytes)"), (_header, "corrupt header"), (_truncated, "damaged"),
@@ -87,6 +99,7 @@ def test_damaged_store_stops_with_one_line(tmp_path, damage, fragment):
     debug = start(data, "--debug")
     assert "Traceback" in debug.stderr and debug.returncode != 0
 
+
 def test_unwritable_data_dir_stops_with_one_line(tmp_path):
     """A read-only mount (``os.access`` says yes to root, so the server tries a write)."""
     mnt = tmp_path / "ro"
@@ -100,6 +113,7 @@ def test_unwritable_data_dir_stops_with_one_line(tmp_path):
         subprocess.run(["umount", str(mnt)], check=True)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "not writable" in result.stderr and "Read-only file system" in result.stderr
+
 
 def test_disk_full_names_the_cause_and_recovers(tmp_path):
     mnt = tmp_path / "small"
@@ -143,6 +157,7 @@ def test_disk_full_names_the_cause_and_recovers(tmp_path):
             server.kill()
         subprocess.run(["umount", str(mnt)], check=True)
 
+
 def test_namespace_deletion_cut_short_finishes_after_restart(tmp_path):
     """The state kill -9 leaves in the middle of a namespace DELETE: the namespace marked
     Terminating (stored first), half its objects gone."""
@@ -167,6 +182,7 @@ def test_namespace_deletion_cut_short_finishes_after_restart(tmp_path):
     finally:
         server.stop()
 
+
 def test_namespace_delete_goes_terminating_then_away(tmp_path):
     server = LoggedServe("--clock", "manual", log_path=tmp_path / "serve.log").start()
     try:
@@ -181,6 +197,7 @@ def test_namespace_delete_goes_terminating_then_away(tmp_path):
         assert http.get(server.url + "/api/v1/namespaces/gone/pods").json()["items"] == []
     finally:
         server.stop()
+
 
 def test_poison_deployment_across_a_restart(tmp_path):
     """Refused before the restart; one already stored (an older server let it in) neither hangs the
@@ -211,6 +228,7 @@ def test_poison_deployment_across_a_restart(tmp_path):
         assert requests.get(second.url + deploys + "/poison", timeout=30).status_code == 200
     finally:
         second.stop()
+
 
 def test_manual_clock_goes_on_after_a_restart(tmp_path):
     data = tmp_path / "data"
