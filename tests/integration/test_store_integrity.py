@@ -19,7 +19,6 @@ from kube32.reference.clock import ManualClock
 from kube32.reference.controllers import namespace
 from kube32.reference.store import SqliteBackend, Store
 
-
 PODS = "/api/v1/namespaces/default/pods"
 FILE = SqliteBackend.FILENAME
 
