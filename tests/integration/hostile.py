@@ -96,4 +96,6 @@ def assert_status(outcome: Outcome, code: int, reason: str, *fragments: str) -> 
     for fragment in fragments:
         assert fragment in body["message"], body["message"]
     assert outcome.probes and outcome.worst_probe < PROBE_BOUND, outcome.probes
+    print(f"hostile -> {code} {reason} in {outcome.seconds:.3f} s; other client: {len(outcome.probes)} GETs, "
+          f"worst {outcome.worst_probe:.3f} s")
     return body

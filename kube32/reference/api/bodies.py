@@ -57,6 +57,10 @@ def decode(data: bytes, mtype: str) -> object:
         raise errors.BadRequest(f"the request body is not UTF-8 text: {exc}") from exc
     if "yaml" in mtype:
         try:
+            limits.check_flow_nesting(text)
+        except limits.LimitError as exc:
+            raise errors.BadRequest(f"the request body is not valid YAML: {exc}") from None
+        try:
             docs = [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
         except yaml.YAMLError as exc:
             raise errors.BadRequest(f"the request body is not valid YAML: {exc}") from exc

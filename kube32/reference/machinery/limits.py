@@ -92,6 +92,20 @@ def _check_string(s: str) -> None:
                          f"position {exc.start}") from None
 
 
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def check_flow_nesting(text: str) -> None:
+    """YAML flow collections (``[[[…]]]``) nest no deeper than ``MAX_NESTING_DEPTH``, judged from
+    the brackets before parsing: PyYAML's scanner slows down quadratically with flow depth. (A
+    bracket inside a quoted string counts too; no real body has a hundred of them open.)"""
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        depth += 1 if m.group(0) in "[{" else -1
+        if depth > MAX_NESTING_DEPTH:
+            raise LimitError(f"it nests deeper than {MAX_NESTING_DEPTH} levels")
+
+
 # -- int32 fields --------------------------------------------------------------------------
 _POD_SPEC_INT32 = ("containers.*.ports.*.containerPort", "containers.*.ports.*.hostPort",
                    "initContainers.*.ports.*.containerPort", "initContainers.*.ports.*.hostPort")
