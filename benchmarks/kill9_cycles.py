@@ -56,6 +56,10 @@ def main() -> None:
         lost += sum(1 for name, ident in acknowledged.items() if stored.get(name) != ident)
         rv = int(requests.get(url + PODS, timeout=60).json()["metadata"]["resourceVersion"])
         regressions += rv < last_rv
+        warm = requests.post(url + PODS, json={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"warm{cycle}"},
+                                               "spec": {"containers": [{"name": "a", "image": "x"}]}}, timeout=120)
+        meta = warm.json()["metadata"]            # (the first write compiles the schemas)
+        acknowledged[meta["name"]] = (meta["uid"], meta["resourceVersion"])
         stop = threading.Event()
         lock = threading.Lock()
 
