@@ -34,6 +34,7 @@ def server(tmp_path_factory):
     srv.stop()
 
 
+@pytest.mark.timeout(3600)            # tox -e fuzz: many examples of the core document take long
 @pytest.mark.parametrize("document", DOCUMENTS)
 def test_no_5xx_and_no_schema_violations(server, document, tmp_path):
     report = tmp_path / "report.json"
