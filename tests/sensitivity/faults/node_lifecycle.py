@@ -320,7 +320,7 @@ def _(mp):
     mp.setattr(defaults, "apply_default_tolerations", lambda pod, profile: pod)
 
 
-@fault("default-tolerations-reversed", breaks=["NODE-DEFAULT-TOLERATIONS"])
+@fault("default-tolerations-reversed", breaks=["NODE-DEFAULT-TOLERATIONS"], level="reference")
 def _(mp):
     mp.setattr(defaults, "DEFAULT_TOLERATION_KEYS", tuple(reversed(defaults.DEFAULT_TOLERATION_KEYS)))
 

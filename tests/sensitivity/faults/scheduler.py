@@ -452,7 +452,7 @@ def _(mp):
     mp.setattr(sched.Scheduler, "record_failure", record_failure)
 
 
-@fault("sched-event-from-another-component", breaks=["SCHED-FAILED-SCHEDULING-EVENT"])
+@fault("sched-event-from-another-component", breaks=["SCHED-FAILED-SCHEDULING-EVENT"], level="reference")
 def _(mp):
     mp.setattr(sched, "reasons", _reasons(SCHEDULER_COMPONENT="kube32-scheduler"))
 
