@@ -45,6 +45,7 @@ class ScenarioContext:
         self.timings: list[dict] = []            # timing verdicts (kube32.conformance.timing.record)
         self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
         self.api.observers.append(self.observations)
+        self.api.observers.append(self.timeline.saw_request)
 
     # -- names ----------------------------------------------------------------------------
     def name(self, feature_name: str) -> str:

@@ -114,10 +114,37 @@ class Timeline:
                 break
             at = min(t for t, _ in dues)
             self.clock.advance_to(at)
-            for t, k in dues:
-                if t <= at + 1e-9:
+            due_now = [k for t, k in dues if t <= at + 1e-9]
+            pods = self._pods_by_node(due_now, at)
+            for k in due_now:
+                if pods is not None and k.name in pods:
+                    k.run_due(at, pods[k.name])
+                else:
                     k.run_due(at)
         self.clock.advance_to(target)
+
+    def _pods_by_node(self, kubelets: list, at: float) -> dict[str, list[dict]] | None:
+        """Several fake kubelets syncing at one stop share one listing of all pods."""
+        syncing = [k for k in kubelets if getattr(k, "sync_due", lambda _: False)(at)]
+        if len(syncing) < 2:
+            return None
+        pods: dict[str, list[dict]] = {k.name: [] for k in syncing}
+        for pod in syncing[0].api.list("Pod", None):
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node in pods:
+                pods[node].append(pod)
+        return pods
+
+    def saw_request(self, method: str, path: str, body) -> None:
+        """ApiClient observer: a write of the runner's (not a kubelet's lease or node status) may give
+        the kubelets something to do, so they sync again within a second."""
+        if method == "GET" or path.startswith("/debug") or "/leases/" in path or path.endswith("/status") \
+                and "/nodes/" in path:
+            return
+        for k in list(self.kubelets.values()):
+            wake = getattr(k, "wake", None)
+            if wake is not None:
+                wake()
 
     def _run_real(self) -> None:
         while not self._stop.is_set():

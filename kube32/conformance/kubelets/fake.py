@@ -4,7 +4,13 @@ It registers its Node, writes the node status the way a kube32 kubelet does (fre
 already subtract the pods it runs), renews its Lease in kube-node-lease every
 ``profile.lease_renew_interval`` seconds of target time, reports pod status (Running/Ready/podIP,
 Succeeded, Failed, container restarts) when a step asks, and confirms the deletion of terminating
-pods at its next sync. A silenced kubelet does nothing at all: that is "the node goes silent".
+pods at its next sync. A silenced kubelet writes nothing at all -- no lease, no node status, no
+pod status, whatever a step asks: that is "the node goes silent" (a scenario that needs a silent
+node to act must say so; asking one to write is a harness error).
+
+Requests: a sync that finds nothing to do doubles the time to the next one, up to the lease renewal
+interval; any work found, or a write of the runner's (``wake``), brings it back to every second. A
+renewal writes the Lease it last wrote (one PUT), reading it again only after a conflict.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import threading
 from fractions import Fraction
 
 from kube32.conformance.client import ApiClient
-from kube32.conformance.errors import ApiStatusError
+from kube32.conformance.errors import ApiStatusError, HarnessError
 from kube32.spec import constants, quantities, timefmt
 from kube32.spec.profiles import Profile
 
@@ -68,6 +74,8 @@ class FakeKubelet:
         self.ready = "True"
         self.next_renew: float | None = None
         self.renewed_at: float | None = None   # the renewTime this kubelet last wrote
+        self.sync_every = SYNC_INTERVAL          # grows while syncs find nothing to do
+        self._lease: dict | None = None          # the Lease as last written (its resourceVersion)
         self.next_sync: float | None = None
         self._ips = 0
         self.lock = threading.RLock()
@@ -132,23 +140,39 @@ class FakeKubelet:
         """Write the node status (a kubelet status report); retried on conflicts."""
         return self._write("Node", self.name, None, lambda obj: obj.__setitem__("status", self.node_status()))
 
+    def _speak(self, what: str) -> None:
+        """A silent node writes nothing: a scenario that needs it to must resume it first."""
+        if self.silenced:
+            raise HarnessError(f"node {self.name} is silent (it stopped renewing its lease) and cannot {what}; "
+                               "a scenario that needs a silent node to act must say so")
+
     def renew(self) -> dict:
         """Write renewTime = now. Steps and (on a real clock) the kubelet thread both renew, so the
         write is serialised by the kubelet's lock."""
         with self.lock:
             now = self.clock.now()
-            lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
             spec = {"holderIdentity": self.name, "leaseDurationSeconds": int(self.lease_duration),
                     "renewTime": timefmt.rfc3339_micro(now)}
-            if lease is None:
-                spec["acquireTime"] = spec["renewTime"]
-                result = self.api.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                                          "metadata": {"name": self.name,
-                                                       "namespace": constants.NODE_LEASE_NAMESPACE},
-                                          "spec": spec})
-            else:
-                lease["spec"] = {**(lease.get("spec") or {}), **spec}
-                result = self.api.update(lease)
+            result = None
+            if self._lease is not None:      # the usual case: one PUT over what this kubelet wrote
+                lease = {**self._lease, "spec": {**(self._lease.get("spec") or {}), **spec}}
+                try:
+                    result = self.api.update(lease)
+                except ApiStatusError as exc:
+                    if exc.code not in (404, 409):
+                        raise
+            if result is None:
+                lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
+                if lease is None:
+                    spec["acquireTime"] = spec["renewTime"]
+                    result = self.api.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                              "metadata": {"name": self.name,
+                                                           "namespace": constants.NODE_LEASE_NAMESPACE},
+                                              "spec": spec})
+                else:
+                    lease["spec"] = {**(lease.get("spec") or {}), **spec}
+                    result = self.api.update(lease)
+            self._lease = result
             self.next_renew = now + self.profile.lease_renew_interval
             self.renewed_at = now
             return result
@@ -159,15 +183,28 @@ class FakeKubelet:
             return None
         return min(t for t in (self.next_renew, self.next_sync) if t is not None)
 
-    def run_due(self, now: float) -> None:
+    def sync_due(self, now: float) -> bool:
+        return not self.silenced and self.next_sync is not None and self.next_sync <= now + 1e-9
+
+    def run_due(self, now: float, pods: list[dict] | None = None) -> None:
+        """Renew and sync if due; ``pods``: this node's pods when the caller listed them already."""
         with self.lock:
             if self.silenced:
                 return
             if self.next_renew is not None and self.next_renew <= now + 1e-9:
                 self.renew()
-            if self.next_sync is not None and self.next_sync <= now + 1e-9:
-                self.sync_pods()
-                self.next_sync = now + SYNC_INTERVAL
+            if self.sync_due(now):
+                busy = self.sync_pods(pods) or self.auto_start
+                self.sync_every = SYNC_INTERVAL if busy else min(
+                    2 * self.sync_every, max(SYNC_INTERVAL, float(self.profile.lease_renew_interval)))
+                self.next_sync = now + self.sync_every
+
+    def wake(self) -> None:
+        """Something may have changed on this node: sync again within a second."""
+        with self.lock:
+            self.sync_every = SYNC_INTERVAL
+            if self.next_sync is not None:
+                self.next_sync = min(self.next_sync, self.clock.now() + SYNC_INTERVAL)
 
     def silence(self) -> None:
         with self.lock:
@@ -179,9 +216,12 @@ class FakeKubelet:
             self.renew()
             self.next_sync = self.clock.now() + SYNC_INTERVAL
 
-    def sync_pods(self) -> None:
+    def sync_pods(self, pods: list[dict] | None = None) -> bool:
+        """Confirm terminating pods' deletion, start pending ones (auto_start); True when it acted."""
         changed = False
-        for pod in self.api.list("Pod", None, fields=f"spec.nodeName={self.name}"):
+        if pods is None:
+            pods = self.api.list("Pod", None, fields=f"spec.nodeName={self.name}")
+        for pod in pods:
             meta = pod["metadata"]
             if meta.get("deletionTimestamp"):
                 if not self.hold_terminating:
@@ -192,6 +232,7 @@ class FakeKubelet:
                 changed = True
         if changed:
             self.report_status()
+        return changed
 
     def refuse_pod(self, name: str, namespace: str, reason: str, message: str) -> dict:
         """Admission refused (the capability firewall): phase Failed with the reason, as a kubelet does."""
@@ -211,6 +252,7 @@ class FakeKubelet:
 
     # -- pod status reports ---------------------------------------------------------------
     def _write(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
+        self._speak(f"write {kind} {name} status")
         with self.lock:
             return self._write_retrying(kind, name, namespace, mutate)
 
