@@ -179,8 +179,35 @@ def _run(args: argparse.Namespace) -> int:
         import os
 
         os.environ["KUBE32_FEATURES"] = args.features
+    if args.jobs > 1 and not (args.rig and len(args.rig) > 1):
+        # scenarios in parallel, one target per worker (each builds its own from --target); one report
+        argv += ["-n", str(args.jobs), "--dist", "load"]
+    print(_estimate_line(args, "rig:" if args.rig else args.target), flush=True)
     code = int(pytest.main(argv + list(args.pytest_args or [])))
     return code
+
+
+def _estimate_line(args: argparse.Namespace, target: str) -> str:
+    """"about N minutes" before the run starts, for the selected scenarios and the target's profile."""
+    from kube32.conformance import estimate, suite
+    from kube32.spec import catalogue
+
+    if args.features:
+        import os
+
+        os.environ["KUBE32_FEATURES"] = args.features
+    profile = profiles.load(args.profile or ("hardware" if target.startswith("rig:") else "simulator"))
+    chosen = [sc for sc, ok in suite.selection(catalogue.load(), args.clause or (), args.area or (), args.tags)
+              if ok]
+    real = estimate.run_seconds(chosen, profile, manual=False, jobs=args.jobs)
+    manual = estimate.run_seconds(chosen, profile, manual=True, jobs=args.jobs)
+    where = f"{len(chosen)} scenarios, profile {profile.name}, --jobs {args.jobs}"
+    if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
+        return f"kube32-conformance: {where}: {estimate.say(real)} on a real clock"
+    if args.clock == "manual" or target in ("reference", "process") or target.startswith("process@"):
+        return f"kube32-conformance: {where}: {estimate.say(manual)} on a manual clock"
+    return (f"kube32-conformance: {where}: {estimate.say(manual)} if the target has a manual clock, "
+            f"{estimate.say(real)} on a real clock")
 
 
 def add_run(sub) -> None:
@@ -196,6 +223,9 @@ def add_run(sub) -> None:
     p.add_argument("--rig", metavar="FILE", action="append",
                    help="run on the hardware rig described by FILE (see README); repeat for several rigs "
                         "in parallel (one pytest-xdist worker each, one merged report)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="run scenarios in N parallel workers (pytest-xdist), each with its own target "
+                        "(reference, process, process:real) or sharing an http(s) URL; one report")
     p.add_argument("--profile", choices=profiles.NAMES, default=None,
                    help="the target's timing profile (default simulator; hardware for rigs)")
     p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",
