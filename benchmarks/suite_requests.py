@@ -36,7 +36,7 @@ def measure(delay: float = 0.0, areas: tuple[str, ...] = (), runner_path: str | 
             if runner_path:
                 env["PYTHONPATH"] = runner_path + os.pathsep + env.get("PYTHONPATH", "")
             started = time.monotonic()
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=runner_path)
             seconds = time.monotonic() - started
             with open(os.path.join(report, "clauses.json")) as fh:
                 summary = json.load(fh)["summary"]["scenarios"]
