@@ -36,6 +36,10 @@ class ScenarioContext:
         self.ns = namespace or f"k32-{secrets.token_hex(4)}"
         self.kubelets: dict[str, Any] = {}
         self.timeline = Timeline(target.clock, self.kubelets, heartbeat)
+        if target.clock.manual and not target_is_fresh(target):
+            # a shared target: what this scenario creates is at least a whole second newer than
+            # anything an earlier scenario left (timestamps have whole seconds)
+            self.timeline.advance(1.0)
         self.objects: dict[str, dict] = {}       # feature name -> last object seen/created
         self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
         self.notes: dict[str, Any] = {}          # scratch space for area steps

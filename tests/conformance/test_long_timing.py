@@ -27,7 +27,7 @@ pytestmark = pytest.mark.long
 def _verdicts(doc: dict) -> list[tuple[str, str, str]]:
     ran = [s for row in doc["clauses"] for s in row["scenarios"]]
     assert ran, "no scenario ran"
-    return [(s["name"], s["status"], s.get("message", "")) for s in ran if s["status"] not in ("passed", "disabled")]
+    return [(s["name"], s["status"], s.get("message", "")) for s in ran if s["status"] in ("failed", "error")]
 
 
 @pytest.mark.parametrize("phase,interval", [(0.0, 0.5), (0.3, 0.5), (0.77, 0.5), (0.3, 0.25), (0.77, 1.0)])

@@ -113,7 +113,7 @@ def test_deadlines_hold_at_a_clock_phase(pytester, monkeypatch, tmp_path):
     result, doc = run_features(pytester, tmp_path / "report", "--target", "process@1767225600.77",
                                *(f"--clause={c}" for c in PHASE_CLAUSES))
     ran = [s for row in doc["clauses"] for s in row["scenarios"]]
-    bad = [(s["name"], s["status"], s.get("message")) for s in ran if s["status"] not in ("passed", "disabled")]
+    bad = [(s["name"], s["status"], s.get("message")) for s in ran if s["status"] in ("failed", "error")]
     assert ran and not bad, bad
     timed = [t for s in ran for t in s.get("timing", [])]
     assert {t["kind"] for t in timed} == {"not-before", "by"}
