@@ -1,24 +1,30 @@
-"""Serving the reference: waitress (threaded, production WSGI) plus the control loops.
+"""Serving the reference: the asyncio HTTP server (``serving.http``) with the Flask app in a small
+thread pool, watch streams on the event loop (``serving.hub``), plus the control loops.
 
 ``serve(config)`` blocks (the ``kube32-conformance serve`` command); ``start_in_thread(config)``
 returns a ``RunningServer`` handle for embedding (the in-process conformance target, virtual boards).
+
+TLS: pass an ``ssl.SSLContext`` (``ssl_context=``); the server terminates TLS in process and the WSGI
+environ carries ``wsgi.url_scheme = https`` and the client certificate (``serving.http.PEER_CERT``),
+so authentication stays a WSGI middleware around the Flask app (``wrap=``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import ssl
 import threading
-
-import waitress
-from waitress.server import create_server
+from collections.abc import Callable
 
 from kube32.reference.app import create_app
 from kube32.reference.config import Config
+from kube32.reference.serving.http import HttpServer, bind
+from kube32.reference.serving.hub import WatchHub
 
 log = logging.getLogger(__name__)
 
-THREADS = 32          # watches hold a thread each; kubectl -w, wait and the runner's watches add up
+THREADS = 16          # requests only: watches live on the event loop, not in a thread
 
 
 @dataclasses.dataclass
@@ -26,49 +32,45 @@ class RunningServer:
     url: str
     app: object
     control_plane: object
-    _server: object
-    _thread: threading.Thread
+    _server: HttpServer
+    hub: WatchHub
 
     def stop(self) -> None:
         """Stop serving, stop the loops, close the store (the data dir stays for a restart)."""
-        server = self._server
-
-        def close_everything() -> None:   # runs inside waitress's loop thread: no select() races
-            for channel in list(server._map.values()):
-                channel.close()
-
-        try:
-            server.trigger.pull_trigger(close_everything)
-        except OSError:   # the trigger is already gone (the loop ended): close what is left from here
-            close_everything()
-        self._thread.join(timeout=5)
-        self.control_plane.stop()       # closes the store first: open watch streams end at once
-        server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
+        self._server.call(self.hub.close_all)
+        self._server.stop()
+        self.control_plane.stop()
+        if self.hub.publish in self.control_plane.store.sinks:
+            self.control_plane.store.sinks.remove(self.hub.publish)
 
 
-def start_in_thread(config: Config) -> RunningServer:
+def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None,
+                    wrap: Callable | None = None) -> RunningServer:
+    """Start the loops and the server; ``wrap(wsgi_app)`` may put middleware (auth) around the app."""
     app = create_app(config)
     cp = app.extensions["kube32"]
     host, port = config.host_port
-    server = create_server(app, host=host, port=port, threads=THREADS, channel_timeout=3600,
-                           ident="kube32-reference", clear_untrusted_proxy_headers=True)
-    url = f"http://{host}:{server.effective_port}"
+    sock = bind(host, port)
+    server = HttpServer(wrap(app) if wrap else app, sock, threads=THREADS, ssl_context=ssl_context,
+                        ident="kube32-reference")
+    hub = WatchHub(server.loop)
+    cp.watch_hub = hub
+    cp.store.sinks.append(hub.publish)
+    scheme = "https" if ssl_context is not None else "http"
+    url = f"{scheme}://{host}:{server.port}"
     cp.start()
-    thread = threading.Thread(target=server.run, name="kube32-waitress", daemon=True)
-    thread.start()
-    return RunningServer(url, app, cp, server, thread)
+    server.start()
+    return RunningServer(url, app, cp, server, hub)
 
 
-def serve(config: Config) -> None:
+def serve(config: Config, *, ssl_context: ssl.SSLContext | None = None) -> None:
     """Run until interrupted."""
-    app = create_app(config)
-    cp = app.extensions["kube32"]
-    host, port = config.host_port
-    cp.start()
-    log.info("kube32 reference listening on http://%s:%s (profile %s, clock %s, data %s)",
-             host, port, config.profile, config.clock, config.data_dir or "memory")
+    running = start_in_thread(config, ssl_context=ssl_context)
+    log.info("kube32 reference listening on %s (profile %s, clock %s, data %s)",
+             running.url, config.profile, config.clock, config.data_dir or "memory")
     try:
-        waitress.serve(app, host=host, port=port, threads=THREADS, channel_timeout=3600,
-                       ident="kube32-reference")
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
     finally:
-        cp.stop()
+        running.stop()

@@ -1,5 +1,5 @@
 """The in-process reference: a fresh control plane per scenario, on a manual clock, served over
-real HTTP (waitress on 127.0.0.1) from a temporary SQLite data dir. The only runner module that
+real HTTP (the reference server on 127.0.0.1) from a temporary SQLite data dir. The only runner module that
 imports the reference."""
 
 from __future__ import annotations

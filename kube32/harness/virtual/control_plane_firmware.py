@@ -51,17 +51,4 @@ class ControlPlaneFirmware(Firmware):
         handle, self.handle = self.handle, None
         if handle is None:
             return
-        try:
-            handle.stop()
-        except OSError:
-            # waitress's trigger can already be closed when stop() pulls it (EBADF): finish the stop
-            # by hand so the old control loops never outlive the reboot
-            server = handle._server
-            for channel in list(server._map.values()):
-                try:
-                    channel.close()
-                except OSError:
-                    pass
-            handle._thread.join(timeout=5)
-            server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
-            handle.control_plane.stop()
+        handle.stop()

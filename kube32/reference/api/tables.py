@@ -57,10 +57,12 @@ def _row_object(obj: dict, mode: str) -> dict | None:
     return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata", {})}
 
 
-def table(cp, resource, items: list[dict], resource_version: str | None = None, columns: bool = True) -> dict:
+def table(cp, resource, items: list[dict], resource_version: str | None = None, columns: bool = True,
+          mode: str | None = None) -> dict:
+    """``mode``: includeObject (default: the request's)."""
     cols, printer = PRINTERS.get(resource.kind, (DEFAULT_COLUMNS, _default))
     now = cp.clock.now()
-    mode = include_object()
+    mode = mode or include_object()
     rows = []
     for obj in items:
         row = {"cells": printer(obj, now)}

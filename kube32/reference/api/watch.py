@@ -3,9 +3,15 @@
 ``resourceVersion`` empty or "0" first sends the current objects as ADDED; otherwise the events after
 that version. A view (Endpoints, EndpointSlices) is polled and diffed. A version older than the watch
 log answers, as upstream, 200 with one ``ERROR`` event carrying a 410 ``Expired`` Status (clients
-then re-list). ``timeoutSeconds`` ends the stream. Under waitress an empty first chunk does not flush
-the headers, so the stream starts with a single space (JSON decoders skip whitespace), and a quiet
+then re-list). ``timeoutSeconds`` ends the stream. The stream starts with a single space (JSON
+decoders skip whitespace; some WSGI servers hold the headers until a non-empty chunk), and a quiet
 stream sends another space every ``KEEPALIVE`` seconds so a vanished client is noticed.
+
+Served by ``reference.serve`` (``environ[OFFLOAD]`` is there), a watch on stored objects is handed to
+the watch hub: the request thread only sets it up (selectors, the initial list, the backlog after
+``resourceVersion``) and the loop writes the events, each encoded once for every plain-JSON watcher.
+Elsewhere (the Flask test client, another WSGI server) and for views, a generator polls in the
+request's thread.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from flask import Response, request, stream_with_context
 from kube32.reference import errors
 from kube32.reference.api import tables
 from kube32.reference.machinery import selectors
+from kube32.reference.serving.http import OFFLOAD, chunk
+from kube32.reference.serving.hub import HubWatch
 
 DEFAULT_TIMEOUT = 1800.0
 POLL = 0.5
@@ -33,6 +41,7 @@ def stream(cp, resource, namespace: str | None) -> Response:
     label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
     field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
     as_table = tables.wants_table()
+    include = tables.include_object()
     rv_arg = request.args.get("resourceVersion", "")
     timeout = timeout_seconds(request.args.get("timeoutSeconds"))
     view = cp.views.get(resource.key)
@@ -42,8 +51,16 @@ def stream(cp, resource, namespace: str | None) -> Response:
 
     def encode(kind: str, obj: dict) -> str:
         if as_table:
-            obj = tables.table(cp, resource, [obj], obj["metadata"].get("resourceVersion"), columns=False)
+            obj = tables.table(cp, resource, [obj], obj["metadata"].get("resourceVersion"), columns=False,
+                               mode=include)
         return json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n"
+
+    def encode_event(event) -> str:
+        return encode(event.type, event.obj) if as_table else event.line().decode()
+
+    offload = request.environ.get(OFFLOAD)
+    hub = getattr(cp, "watch_hub", None)
+    loop_side = offload is not None and hub is not None and view is None
 
     with cp.store.lock:
         initial: list[dict] = []
@@ -61,6 +78,10 @@ def stream(cp, resource, namespace: str | None) -> Response:
             w = None if view else cp.store.watch(resource.key, namespace, since)
         except errors.Gone as exc:
             w, expired = None, exc
+        backlog = []
+        if loop_side and expired is None:
+            backlog = [e for e in cp.store.events_after(since, resource.key, namespace) if matches(e.obj)]
+            since = cp.store.resource_version
         # a view has no history: changes are diffs against what the client has already seen
         seen = {_key(o): o for o in (view.list(namespace) if view else []) if matches(o)}
 
@@ -76,6 +97,15 @@ def stream(cp, resource, namespace: str | None) -> Response:
             if k not in current:
                 yield encode("DELETED", o)
         seen = current
+
+    media = tables.TABLE_MEDIA_TYPE if as_table else "application/json"
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if loop_side and expired is None:
+        # encoded here, in the request's thread, outside the store lock (stored objects are immutable)
+        head = [FIRST_CHUNK] + [encode("ADDED", o) for o in initial] + [encode_event(e) for e in backlog]
+        offload(_LoopWatch(hub, resource.key, namespace, since, chunk("".join(head).encode()), timeout,
+                           matches, None if not as_table else encode))
+        return Response(b"", content_type=media, headers=headers)
 
     def generate():
         yield FIRST_CHUNK
@@ -98,19 +128,37 @@ def stream(cp, resource, namespace: str | None) -> Response:
                     quiet_since = time.monotonic()
                     yield chunk
                 continue
-            event = w.next(POLL)
+            event = w.next_event(POLL)
             if event is None:
                 if w.closed:
                     return
                 continue
-            kind, obj = event
-            if matches(obj):
+            if matches(event.obj):
                 quiet_since = time.monotonic()
-                yield encode(kind, obj)
+                yield encode_event(event)
 
-    media = tables.TABLE_MEDIA_TYPE if as_table else "application/json"
-    return Response(stream_with_context(generate()), mimetype=None, content_type=media,
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return Response(stream_with_context(generate()), mimetype=None, content_type=media, headers=headers)
+
+
+class _LoopWatch(HubWatch):
+    """A watch served from the hub: the request's selectors, and Table rows encoded per watch."""
+
+    def __init__(self, hub, res, namespace, cursor, head, timeout, matches, table_encode) -> None:
+        super().__init__(hub, res, namespace, cursor, head, timeout)
+        self._matches, self._table_encode = matches, table_encode
+        self.shared_encoding = table_encode is None
+
+    def matches(self, event) -> bool:
+        return self._matches(event.obj)
+
+    def frame(self, event) -> bytes:
+        if self._table_encode is None:
+            return chunk(event.line())
+        return chunk(self._table_encode(event.type, event.obj).encode())
+
+    def expired(self) -> bytes:
+        gone = errors.Gone(f"too old resource version: {self.cursor}")
+        return chunk((json.dumps({"type": "ERROR", "object": gone.status()}, separators=(",", ":")) + "\n").encode())
 
 
 def timeout_seconds(text: str | None) -> float:

@@ -7,5 +7,6 @@ place, so list snapshots stay consistent while writers replace objects.
 
 from kube32.reference.store.backends import MemoryBackend as MemoryBackend
 from kube32.reference.store.backends import SqliteBackend as SqliteBackend
+from kube32.reference.store.store import Event as Event
 from kube32.reference.store.store import Store as Store
 from kube32.reference.store.store import Watch as Watch

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import json
 import secrets
 import threading
 import uuid
@@ -19,6 +20,26 @@ WATCH_LOG_SIZE = 20000
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 Listener = Callable[[str, str, dict], None]   # (event type, resource key, object)
+
+
+class Event:
+    """One entry of the watch log. ``obj`` is the stored object (READ-ONLY, shared by every
+    watcher); ``line()`` is its watch encoding, computed once whatever the number of watchers."""
+
+    __slots__ = ("rv", "type", "res", "obj", "namespace", "_line")
+
+    def __init__(self, rv: int, type_: str, res: str, obj: dict) -> None:
+        self.rv, self.type, self.res, self.obj = rv, type_, res, obj
+        self.namespace = obj["metadata"].get("namespace") or ""
+        self._line: bytes | None = None
+
+    def line(self) -> bytes:
+        """``{"type": ..., "object": ...}`` and a newline, as a watch stream carries it."""
+        line = self._line
+        if line is None:
+            line = self._line = (json.dumps({"type": self.type, "object": self.obj}, separators=(",", ":"))
+                                 + "\n").encode()
+        return line
 
 
 def generation_moves(old: dict, new: dict) -> bool:
@@ -42,11 +63,13 @@ class Store:
         self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
         # resource -> (namespace, label key, label value) -> names
         self._labels: dict[str, dict[tuple[str, str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
-        # the watch log: (rv, type, resource key, object), rv ascending; trimmed to WATCH_LOG_SIZE
-        self._log: list[tuple[int, str, str, dict]] = []
+        # the watch log, rv ascending; trimmed to WATCH_LOG_SIZE
+        self._log: list[Event] = []
         self._log_rvs: list[int] = []
         self.listeners: list[Listener] = []
         self._committed = threading.local()    # the last commit of this thread (wait_durable)
+        # called with every Event, in order, under the lock (the watch hub: must only enqueue)
+        self.sinks: list[Callable[[Event], None]] = []
         rv, rows = backend.load()
         self._rv = rv
         for res, ns, name, obj in rows:
@@ -122,13 +145,16 @@ class Store:
                     del index[(ns, k, str(v))]
 
     def _emit(self, kind: str, res: str, obj: dict) -> None:
-        self._log.append((self._rv, kind, res, obj))
+        event = Event(self._rv, kind, res, obj)
+        self._log.append(event)
         self._log_rvs.append(self._rv)
         if len(self._log) > 2 * WATCH_LOG_SIZE:
-            self._log_floor = self._log[-WATCH_LOG_SIZE - 1][0]
+            self._log_floor = self._log[-WATCH_LOG_SIZE - 1].rv
             del self._log[:-WATCH_LOG_SIZE]
             del self._log_rvs[:-WATCH_LOG_SIZE]
         self._changed.notify_all()
+        for sink in self.sinks:
+            sink(event)
         for listener in list(self.listeners):
             listener(kind, res, obj)
 
@@ -243,15 +269,16 @@ class Store:
                 raise errors.Gone(f"too old resource version: {start} ({self._rv})")
             return Watch(self, res, namespace, start)
 
-    def _events_after(self, cursor: int, res: str, namespace: str | None) -> Iterable[tuple[int, str, dict]]:
-        """Log entries after ``cursor`` (binary search: O(log n + entries after the cursor))."""
+    def events_after(self, cursor: int, res: str, namespace: str | None) -> Iterable[Event]:
+        """Log entries after ``cursor`` (binary search: O(log n + entries after the cursor)).
+        Call with the lock held."""
         i = bisect.bisect_right(self._log_rvs, cursor)
-        for rv, kind, r, obj in self._log[i:]:
-            if r != res:
+        for event in self._log[i:]:
+            if event.res != res:
                 continue
-            if namespace is not None and (obj["metadata"].get("namespace") or "") != namespace:
+            if namespace is not None and event.namespace != namespace:
                 continue
-            yield rv, kind, obj
+            yield event
 
 
 class Watch:
@@ -266,12 +293,17 @@ class Watch:
         return self._closed or self.store.closed
 
     def next(self, timeout: float) -> tuple[str, dict] | None:
-        """The next event (a deep copy), waiting up to ``timeout`` seconds; None when quiet or closed."""
+        """The next (type, object) (READ-ONLY), waiting up to ``timeout`` seconds; None when quiet."""
+        event = self.next_event(timeout)
+        return (event.type, event.obj) if event is not None else None
+
+    def next_event(self, timeout: float) -> Event | None:
+        """The next Event, waiting up to ``timeout`` seconds; None when quiet or closed."""
         with self.store.lock:
             for attempt in range(2):
-                for rv, kind, obj in self.store._events_after(self.cursor, self.res, self.namespace):
-                    self.cursor = rv
-                    return kind, copy.deepcopy(obj)
+                for event in self.store.events_after(self.cursor, self.res, self.namespace):
+                    self.cursor = event.rv
+                    return event
                 # nothing up to the store's version concerns this watch: skip past it for good
                 self.cursor = max(self.cursor, self.store._rv)
                 if self.closed or attempt:

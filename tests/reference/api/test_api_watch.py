@@ -1,4 +1,4 @@
-"""Watch streams over a real waitress server: headers at once, ADDED/MODIFIED/DELETED in order, from a
+"""Watch streams over the real reference server: headers at once, ADDED/MODIFIED/DELETED in order, from a
 resourceVersion, an expired version as an ERROR event, Table rows, timeoutSeconds."""
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""How the reference is served: the HTTP server (``http``) and the watch hub (``hub``)."""

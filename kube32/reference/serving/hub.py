@@ -1,0 +1,172 @@
+"""The watch hub: every store event fanned out to the open watches from the server's event loop.
+
+The store hands each Event to ``publish`` under its lock; ``publish`` only enqueues and wakes the
+loop. On the loop, ``_drain`` takes what has queued up, and for each event writes one framed chunk
+(encoded once, shared by every watcher of the plain JSON form) to each matching watch; a watch that
+gets several events in one drain gets them in one write. A watch is registered from a store
+version (``cursor``): events the hub has already passed on are replayed from a short ring, and if
+the ring no longer reaches back that far the watch gets the 410 ``Expired`` ERROR event upstream
+sends (the client re-lists). Quiet watches get a keep-alive space every ``keepalive`` seconds so a
+vanished client is noticed.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from typing import TYPE_CHECKING
+
+from kube32.reference.serving.http import Stream, StreamChannel, chunk
+
+if TYPE_CHECKING:
+    from kube32.reference.store import Event
+
+RING = 4096
+
+
+class HubWatch(Stream):
+    """One watch on the loop. Subclasses (``api.watch``) say which events match and how to encode."""
+
+    def __init__(self, hub: WatchHub, res: str, namespace: str | None, cursor: int,
+                 head: bytes, timeout: float) -> None:
+        self.hub, self.res, self.namespace, self.cursor = hub, res, namespace, cursor
+        self.head, self.timeout = head, timeout
+        self.channel: StreamChannel | None = None
+        self.pending: list[bytes] = []
+        self.last_sent = time.monotonic()
+        self._timer = None
+
+    # -- what subclasses decide --------------------------------------------------------------------
+    def matches(self, event: Event) -> bool:
+        return True
+
+    shared_encoding = True     # False: ``frame`` differs per watch (e.g. Table rows)
+
+    def frame(self, event: Event) -> bytes:
+        return chunk(event.line())
+
+    def expired(self) -> bytes:
+        """The framed ERROR event for a cursor the hub cannot serve any more."""
+        raise NotImplementedError
+
+    # -- Stream ------------------------------------------------------------------------------------
+    def attach(self, channel: StreamChannel) -> None:
+        self.channel = channel
+        self._timer = self.hub.loop.call_later(self.timeout, self.end)
+        self.hub.add(self)
+
+    def detach(self) -> None:
+        self.hub.remove(self)
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def end(self) -> None:
+        self.detach()
+        if self.channel is not None:
+            self.channel.finish()
+
+    def flush(self) -> bool:
+        data = b"".join(self.pending)
+        self.pending.clear()
+        self.last_sent = time.monotonic()
+        return self.channel.send(data)
+
+
+class WatchHub:
+    def __init__(self, loop, keepalive: float = 10.0) -> None:
+        self.loop = loop
+        self.keepalive = keepalive
+        self._queue: collections.deque[Event] = collections.deque()
+        self._scheduled = False
+        self._ring: collections.deque[Event] = collections.deque(maxlen=RING)
+        self._last_rv: int | None = None          # the newest event drained
+        self._by_res: dict[str, set[HubWatch]] = collections.defaultdict(set)
+        self.delivered = 0                        # events written to watches (for the benchmarks)
+        self._keepalive_timer = None
+
+    # -- any thread (the store's writers, under the store lock) ------------------------------------
+    def publish(self, event: Event) -> None:
+        self._queue.append(event)
+        if not self._scheduled:
+            self._scheduled = True
+            try:
+                self.loop.call_soon_threadsafe(self._drain)
+            except RuntimeError:    # the loop is closed: the server is stopping
+                pass
+
+    # -- the loop ----------------------------------------------------------------------------------
+    def _drain(self) -> None:
+        self._scheduled = False
+        queue, touched = self._queue, {}
+        while queue:
+            event = queue.popleft()
+            self._ring.append(event)
+            self._last_rv = event.rv
+            watchers = self._by_res.get(event.res)
+            if not watchers:
+                continue
+            shared = None
+            for w in watchers:
+                if (w.namespace is not None and w.namespace != event.namespace) or not w.matches(event):
+                    continue
+                if w.shared_encoding:
+                    if shared is None:
+                        shared = w.frame(event)
+                    w.pending.append(shared)
+                else:
+                    w.pending.append(w.frame(event))
+                touched[w] = True
+        for w in touched:
+            self.delivered += len(w.pending)
+            if not w.flush():
+                w.detach()
+
+    def add(self, w: HubWatch) -> None:
+        """Register ``w`` (already attached): its head, the ring's events after its cursor, then live."""
+        ring = self._ring
+        if self._last_rv is not None and w.cursor < self._last_rv:
+            oldest = ring[0].rv if ring else self._last_rv + 1
+            if oldest > w.cursor + 1:           # the ring has lost events this watch needs
+                w.pending[:] = [w.head, w.expired()]
+                w.flush()
+                w.end()
+                return
+        w.pending.append(w.head)
+        for event in ring:
+            if event.rv > w.cursor and event.res == w.res \
+                    and (w.namespace is None or w.namespace == event.namespace) and w.matches(event):
+                w.pending.append(w.frame(event))
+        if self._last_rv is not None:
+            w.cursor = max(w.cursor, self._last_rv)
+        self._by_res[w.res].add(w)
+        if not w.flush():
+            w.detach()
+        if self._keepalive_timer is None:
+            self._keepalive_timer = self.loop.call_later(self.keepalive, self._keep_alive)
+
+    def remove(self, w: HubWatch) -> None:
+        watchers = self._by_res.get(w.res)
+        if watchers is not None:
+            watchers.discard(w)
+
+    def count(self) -> int:
+        return sum(len(ws) for ws in self._by_res.values())
+
+    def _keep_alive(self) -> None:
+        quiet_since = time.monotonic() - self.keepalive
+        for watchers in list(self._by_res.values()):
+            for w in list(watchers):
+                if w.last_sent <= quiet_since:
+                    w.pending.append(chunk(b" "))
+                    if not w.flush():
+                        w.detach()
+        self._keepalive_timer = self.loop.call_later(self.keepalive, self._keep_alive)
+
+    def close_all(self) -> None:
+        """End every watch (the store is closing)."""
+        for watchers in list(self._by_res.values()):
+            for w in list(watchers):
+                w.end()
+        if self._keepalive_timer is not None:
+            self._keepalive_timer.cancel()
+            self._keepalive_timer = None
