@@ -103,8 +103,9 @@ def stream(cp, resource, namespace: str | None) -> Response:
     if loop_side and expired is None:
         # encoded here, in the request's thread, outside the store lock (stored objects are immutable)
         head = [FIRST_CHUNK] + [encode("ADDED", o) for o in initial] + [encode_event(e) for e in backlog]
+        selective = bool(request.args.get("labelSelector") or request.args.get("fieldSelector"))
         offload(_LoopWatch(hub, resource.key, namespace, since, chunk("".join(head).encode()), timeout,
-                           matches, None if not as_table else encode))
+                           matches if selective else None, None if not as_table else encode))
         return Response(b"", content_type=media, headers=headers)
 
     def generate():
@@ -147,6 +148,7 @@ class _LoopWatch(HubWatch):
         super().__init__(hub, res, namespace, cursor, head, timeout)
         self._matches, self._table_encode = matches, table_encode
         self.shared_encoding = table_encode is None
+        self.selective = matches is not None
 
     def matches(self, event) -> bool:
         return self._matches(event.obj)

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from kube32.reference.store import Event
 
 RING = 4096
+# With many watches, events are gathered for this long before the loop writes them: one write per
+# watch carries several events (a socket write costs more than the rest of a delivery together).
+BATCH_WINDOW = 0.02
+BATCH_FROM = 64        # watches
 
 
 class HubWatch(Stream):
@@ -39,6 +43,8 @@ class HubWatch(Stream):
     # -- what subclasses decide --------------------------------------------------------------------
     def matches(self, event: Event) -> bool:
         return True
+
+    selective = True           # False: every event of the resource (and namespace) matches
 
     shared_encoding = True     # False: ``frame`` differs per watch (e.g. Table rows)
 
@@ -81,6 +87,7 @@ class WatchHub:
         self._ring: collections.deque[Event] = collections.deque(maxlen=RING)
         self._last_rv: int | None = None          # the newest event drained
         self._by_res: dict[str, set[HubWatch]] = collections.defaultdict(set)
+        self._watches = 0
         self.delivered = 0                        # events written to watches (for the benchmarks)
         self._keepalive_timer = None
 
@@ -90,9 +97,15 @@ class WatchHub:
         if not self._scheduled:
             self._scheduled = True
             try:
-                self.loop.call_soon_threadsafe(self._drain)
+                self.loop.call_soon_threadsafe(self._wake)
             except RuntimeError:    # the loop is closed: the server is stopping
                 pass
+
+    def _wake(self) -> None:
+        if self._watches >= BATCH_FROM:
+            self.loop.call_later(BATCH_WINDOW, self._drain)
+        else:
+            self._drain()
 
     # -- the loop ----------------------------------------------------------------------------------
     def _drain(self) -> None:
@@ -107,7 +120,8 @@ class WatchHub:
                 continue
             shared = None
             for w in watchers:
-                if (w.namespace is not None and w.namespace != event.namespace) or not w.matches(event):
+                if (w.namespace is not None and w.namespace != event.namespace) \
+                        or (w.selective and not w.matches(event)):
                     continue
                 if w.shared_encoding:
                     if shared is None:
@@ -134,11 +148,13 @@ class WatchHub:
         w.pending.append(w.head)
         for event in ring:
             if event.rv > w.cursor and event.res == w.res \
-                    and (w.namespace is None or w.namespace == event.namespace) and w.matches(event):
+                    and (w.namespace is None or w.namespace == event.namespace) \
+                    and (not w.selective or w.matches(event)):
                 w.pending.append(w.frame(event))
         if self._last_rv is not None:
             w.cursor = max(w.cursor, self._last_rv)
         self._by_res[w.res].add(w)
+        self._watches += 1
         if not w.flush():
             w.detach()
         if self._keepalive_timer is None:
@@ -146,11 +162,12 @@ class WatchHub:
 
     def remove(self, w: HubWatch) -> None:
         watchers = self._by_res.get(w.res)
-        if watchers is not None:
+        if watchers is not None and w in watchers:
             watchers.discard(w)
+            self._watches -= 1
 
     def count(self) -> int:
-        return sum(len(ws) for ws in self._by_res.values())
+        return self._watches
 
     def _keep_alive(self) -> None:
         quiet_since = time.monotonic() - self.keepalive

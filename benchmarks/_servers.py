@@ -1,0 +1,101 @@
+"""Start a reference server from any source tree, so a benchmark can put today's code and an older
+commit side by side in one run (``--baseline REF`` checks REF out in a temporary worktree)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def tree(ref: str | None):
+    """The source tree to run: this checkout (None) or ``ref`` in a temporary git worktree."""
+    if ref is None:
+        yield ROOT
+        return
+    path = tempfile.mkdtemp(prefix="kube32-baseline-")
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", path, ref],
+                   check=True, capture_output=True)
+    try:
+        yield Path(path)
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", path], capture_output=True)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def server(source: Path, *args: str, data_dir: str | None = None):
+    """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid)."""
+    port = free_port()
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kube32.conformance.cli import main; "
+            "sys.exit(main(sys.argv[2:]))")
+    cmd = [sys.executable, "-c", code, str(source), "serve", "--listen", f"127.0.0.1:{port}", *args]
+    if data_dir:
+        cmd += ["--data-dir", data_dir]
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(cmd, cwd=str(source), env=env, stdout=log, stderr=subprocess.STDOUT)
+        yield from _running(proc, log, f"http://127.0.0.1:{port}", source)
+
+
+def _running(proc, log, url: str, source: Path):
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/version", timeout=2).read()
+                break
+            except OSError as exc:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise SystemExit(f"server from {source} did not start:\n{log.read().decode()[-2000:]}") from exc
+                time.sleep(0.2)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
