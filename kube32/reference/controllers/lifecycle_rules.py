@@ -215,6 +215,13 @@ def plan_node(node: dict, state: Health, now: float) -> NodePlan:
     return NodePlan(new, new != node, events)
 
 
+def settles(state: Health) -> bool:
+    """Whether a node left unchanged in ``state`` needs no new plan until its object or its health
+    changes (the controller then skips it). Every documented state does; a rule that must act on
+    every check instead says False here."""
+    return True
+
+
 # -- tolerations and eviction ---------------------------------------------------------------------
 def tolerates(toleration: dict, taint: dict) -> bool:
     """Upstream ToleratesTaint: effect empty or equal; key empty or equal; Exists, or Equal with the

@@ -374,6 +374,7 @@ def _(mp):
             plan.changed = True
         return plan
     mp.setattr(rules, "plan_node", noisy)
+    mp.setattr(rules, "settles", lambda state: state is rules.Health.FRESH)
 
 
 @fault("lifecycle-acts-on-unreachable-taint-only", breaks=["NODE-EVICT-NO-TOLERATION"], level="reference")
