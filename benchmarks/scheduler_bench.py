@@ -1,20 +1,30 @@
-"""How much one scheduling decision costs at 10, 100 and 1,000 Ready nodes.
+"""How much one scheduling decision costs at 10, 100 and 1,000 Ready nodes, distinct and identical.
 
-Run: ``.venv/bin/python benchmarks/scheduler_bench.py``. A script, not a test: it prints, for each
-cluster size, the cost of one decision (filters + score + pick over every node, warm cache) next
+Run: ``.venv/bin/python benchmarks/scheduler_bench.py [--baseline REF]``. A script, not a test: it
+prints, for each cluster size and for boards with distinct figures and with identical ones (where
+every node ties and the tie is settled exactly), the cost of one decision (filters + score + pick over every node, warm cache) next
 to the cost of one plain Python pass over the same node list measured in the same run, and the
 ratio. Each node carries two Running pods already in its report, so a decision that scanned pods
 per node or re-parsed quantities would show up in the ratio. Also printed: the decision plus its
 explanation annotation (JSON of every node's verdict), and a pass that parses each node's memory.
 
-Target (issue 4): at 1,000 nodes a decision costs at most ~5x the plain pass, growing linearly.
+Target (issue 4): at 1,000 nodes a decision costs at most ~5x the plain pass, growing linearly;
+identical boards (issue 14) cost no more than distinct ones. ``--baseline REF`` runs the same script
+on the commit REF (a temporary worktree) afterwards, for the ratio against the old code.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import subprocess
 import sys
 import timeit
+from pathlib import Path
+
+if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
+    sys.path.insert(0, os.environ["KUBE32_TREE"])
 
 from kube32.reference.clock import ManualClock
 from kube32.reference.events import EventRecorder
@@ -26,7 +36,7 @@ from kube32.spec import quantities
 SIZES = (10, 100, 1000)
 
 
-def build(n_nodes: int) -> tuple[Store, Scheduler]:
+def build(n_nodes: int, identical: bool = False) -> tuple[Store, Scheduler]:
     clock = ManualClock(1_800_000_000)
     store = Store(MemoryBackend(), clock)
     scheduler = Scheduler(store, EventRecorder(store, clock), clock)
@@ -38,7 +48,8 @@ def build(n_nodes: int) -> tuple[Store, Scheduler]:
                                   "spec": {"nodeName": name, "containers": [
                                       {"name": "c", "resources": {"requests": {"memory": "20Ki"}}}]},
                                   "status": {"phase": "Running"}})
-        figures = {"memory": f"{200 + i % 37}Ki", "esp32.io/gpio": str(8 + i % 5),
+        k = 0 if identical else i
+        figures = {"memory": f"{200 + k % 37}Ki", "esp32.io/gpio": str(8 + k % 5),
                    "esp32.io/psram": "2Mi", "esp32.io/i2c": "2"}
         store.create("nodes", {"apiVersion": "v1", "kind": "Node",
                                "metadata": {"name": name, "labels": {"board": "s3"}},
@@ -57,8 +68,8 @@ def per_call(fn, number: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=7)) / number
 
 
-def measure(n_nodes: int) -> dict[str, float]:
-    store, scheduler = build(n_nodes)
+def measure(n_nodes: int, identical: bool = False) -> dict[str, float]:
+    store, scheduler = build(n_nodes, identical)
     pod = framework.PodInfo.of(POD)
     scheduler.decide(pod)   # warm the cache (NodeInfo per node resourceVersion)
     number = max(1, 20_000 // n_nodes)
@@ -81,14 +92,25 @@ def measure(n_nodes: int) -> dict[str, float]:
             "parsing": per_call(parsing_pass, number)}
 
 
-def main() -> int:
-    print(f"{'nodes':>6} {'plain pass':>12} {'decision':>12} {'ratio':>6} "
-          f"{'+annotation':>12} {'ratio':>6} {'parse pass':>12}")
-    for n in SIZES:
-        r = measure(n)
-        print(f"{n:>6} {r['plain'] * 1e6:>10.1f}us {r['decision'] * 1e6:>10.1f}us "
-              f"{r['decision'] / r['plain']:>5.1f}x {r['explained'] * 1e6:>10.1f}us "
-              f"{r['explained'] / r['plain']:>5.1f}x {r['parsing'] * 1e6:>10.1f}us")
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--baseline", metavar="REF", help="then run the same on commit REF")
+    args = ap.parse_args(argv)
+    print(f"{'boards':>9} {'nodes':>6} {'plain pass':>12} {'decision':>12} {'ratio':>6} "
+          f"{'+annotation':>12} {'ratio':>6} {'parse pass':>12}   ({os.environ.get('KUBE32_TREE') or 'this checkout'})")
+    for identical in (False, True):
+        for n in SIZES:
+            r = measure(n, identical)
+            print(f"{'identical' if identical else 'distinct':>9} {n:>6} {r['plain'] * 1e6:>10.1f}us "
+                  f"{r['decision'] * 1e6:>10.1f}us {r['decision'] / r['plain']:>5.1f}x "
+                  f"{r['explained'] * 1e6:>10.1f}us {r['explained'] / r['plain']:>5.1f}x {r['parsing'] * 1e6:>10.1f}us")
+    if args.baseline:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import _servers
+
+        with _servers.tree(args.baseline) as source:
+            print()
+            subprocess.run([sys.executable, __file__], env={**os.environ, "KUBE32_TREE": str(source)}, check=True)
     return 0
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 pytest_plugins = ["pytester"]
+
+# the load tests (minutes, heavy on CPU) run only in `tox -e load`
+collect_ignore_glob = [] if os.environ.get("KUBE32_LOAD") else ["load/*"]
 
 REPO = Path(__file__).resolve().parent.parent
 FEATURES = REPO / "kube32" / "features"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from kube32.spec import profiles
 
@@ -30,6 +31,8 @@ class Config:
     @property
     def authenticates(self) -> bool:
         return bool(self.token_auth_file or self.client_ca_file)
+    # manual clock: "deadline" skips ticks that can change nothing; "tick" runs every one
+    clock_jumps: str = dataclasses.field(default_factory=lambda: os.environ.get("KUBE32_CLOCK_JUMPS", "deadline"))
 
     def timing(self) -> profiles.Profile:
         return profiles.load(self.profile, **self.overrides)

@@ -42,7 +42,7 @@ class ControlPlane:
         self.clock = self._clock(config, backend)
         self.store = Store(backend, self.clock)
         self.events = EventRecorder(self.store, self.clock)
-        self.loops = LoopRunner(self.clock, self.store.lock)
+        self.loops = LoopRunner(self.clock, self.store.lock, version=self._version, jumps=config.clock_jumps)
         self.admission: list[Admission] = []
         self.scheduler = None          # set by reference.scheduler.install
         self.views: dict = {}          # resource key -> computed view (list(ns), get(ns, name))
@@ -69,6 +69,12 @@ class ControlPlane:
             if self.store.try_get("namespaces", "", ns) is None:
                 self.store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                  "metadata": {"name": ns}, "status": {"phase": "Active"}})
+
+    def _version(self, resources=None):
+        """The store's version, or the last write to any of ``resources`` (for the loop runner)."""
+        if resources is None:
+            return self.store.resource_version
+        return max((self.store.changed_at.get(r, 0) for r in resources), default=0)
 
     def admit(self, res: str, obj: dict, old: dict | None, operation: str) -> None:
         for fn in self.admission:

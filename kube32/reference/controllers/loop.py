@@ -3,6 +3,13 @@
 Real clock: one thread sleeps until the next due tick. Manual clock: nothing runs until the clock
 is advanced; then every tick due in the interval runs in time order, with the clock set to the
 tick's time, so a 330 s jump is deterministic and lands every intermediate check.
+
+Deadline-driven jumps: a controller may say, with ``idle_until(now)``, until when its passes can
+change nothing as long as the store does not change. During a manual-clock jump a tick is then
+skipped when the store's version is what it was after that controller's previous pass and the tick
+comes before that time; the tick grid is unchanged, so every pass that runs runs at the same time
+as tick by tick, and the outcome is the same (``tests/conformance`` runs the suite both ways).
+``jumps="tick"`` (``Config.clock_jumps``, env ``KUBE32_CLOCK_JUMPS``) runs every tick.
 """
 
 from __future__ import annotations
@@ -21,6 +28,10 @@ class Controller(Protocol):
     def interval(self) -> float: ...
 
     def reconcile(self, now: float) -> None: ...
+
+    # optional: LOCKS_ITSELF = True -- the controller takes the store lock in smaller steps itself
+    # optional: idle_until(now) -> float -- with the store unchanged, no pass before then changes anything
+    # optional: READS = (resource keys) -- "the store unchanged" then means these resources only
 
 
 def isolated(cp, component: str, obj: dict, fn, *args) -> object:
@@ -43,9 +54,13 @@ def isolated(cp, component: str, obj: dict, fn, *args) -> object:
 
 
 class LoopRunner:
-    def __init__(self, clock, lock: threading.RLock) -> None:
+    def __init__(self, clock, lock: threading.RLock, version=None, jumps: str = "deadline") -> None:
         self.clock = clock
         self.lock = lock                 # the store lock: a tick never interleaves with a request
+        self.version = version           # (resource keys or None) -> a version of those (None: never skip)
+        self.jumps = jumps
+        self._after: dict[int, tuple] = {}   # controller index -> (version, idle until, resources read)
+        self.skipped = 0
         self.controllers: list[Controller] = []
         self._queue: list[tuple[float, int, Controller]] = []
         self._stop = threading.Event()
@@ -78,19 +93,49 @@ class LoopRunner:
 
     def _tick(self, controller: Controller, at: float) -> None:
         try:
-            with self.lock:
+            if getattr(controller, "LOCKS_ITSELF", False):
                 controller.reconcile(at)
+            else:
+                with self.lock:
+                    controller.reconcile(at)
         except Exception as exc:  # a broken pass must not stop the loops; the next pass retries
             log.exception("controller %s failed", controller.NAME)
             self.errors.append(f"{controller.NAME}: {exc!r}")
 
     def run_until(self, target: float) -> None:
-        """Manual clock: run every tick due at or before ``target``, moving the clock tick by tick."""
+        """Manual clock: run every tick due at or before ``target`` (but those that can change
+        nothing, see the module doc), moving the clock tick by tick."""
         while self._queue and self._queue[0][0] <= target + 1e-9:
             at, i, c = heapq.heappop(self._queue)
-            self.clock._jump(at)
-            self._tick(c, at)
+            if not self._idle(i, at):
+                self.clock._jump(at)
+                self._tick(c, at)
+                self._remember(i, c, at)
             heapq.heappush(self._queue, (at + c.interval(), i, c))
+
+    def _idle(self, i: int, at: float) -> bool:
+        after = self._after.get(i)
+        if after is None or self.jumps == "tick":
+            return False
+        with self.lock:
+            if self.version(after[2]) != after[0] or at >= after[1]:
+                return False
+        self.skipped += 1
+        return True
+
+    def _remember(self, i: int, c: Controller, at: float) -> None:
+        idle_until = getattr(c, "idle_until", None)
+        if idle_until is None or self.version is None:
+            return
+        with self.lock:
+            try:
+                until = idle_until(at)
+            except Exception:   # a broken estimate must not stop the loops: tick every time
+                log.exception("controller %s: idle_until failed", c.NAME)
+                self._after.pop(i, None)
+                return
+            reads = getattr(c, "READS", None)
+            self._after[i] = (self.version(reads), until, reads)
 
     def _run_real(self) -> None:
         while not self._stop.is_set():

@@ -32,6 +32,7 @@ LEASES = "leases.coordination.k8s.io"
 
 class NodeLifecycleController:
     NAME = "node-lifecycle"
+    READS = ("nodes", LEASES, "pods")      # what a pass depends on (besides the time)
 
     def __init__(self, cp) -> None:
         self.cp = cp
@@ -70,6 +71,42 @@ class NodeLifecycleController:
         for name in set(self._settled) - present:
             del self._settled[name]
         self._passes += 1
+
+    def idle_until(self, now: float) -> float:
+        """With the store unchanged, no pass before this time changes anything (manual-clock jumps
+        skip those passes): the earliest next NotReady / NoExecute / eviction deadline, less two
+        check intervals of margin; ``now`` when a renewal or a node is not yet observed."""
+        store, profile = self.cp.store, self.cp.profile
+        until = float("inf")
+        tainted: list[dict] = []
+        for node in store.list("nodes"):
+            if rules.ready_condition(node) is None:
+                continue
+            name = node["metadata"]["name"]
+            known = self.renewals.get(name)
+            lease = store.peek(LEASES, constants.NODE_LEASE_NAMESPACE, name)
+            if known is None or rules.lease_renew_time(lease) not in (None, known.seen):
+                return now
+            threshold = rules.lease_threshold(lease, profile.not_ready_timeout)
+            if not rules.marked_unknown(node) and not rules.has_taint(node, constants.TAINT_UNREACHABLE,
+                                                                      rules.NO_SCHEDULE):
+                until = min(until, known.at + threshold)
+            elif not rules.has_taint(node, constants.TAINT_UNREACHABLE, rules.NO_EXECUTE):
+                until = min(until, known.at + threshold + profile.noexecute_delay)
+            if rules.evicting_taints(node):
+                tainted.append(node)
+        if tainted:
+            names = {n["metadata"]["name"]: n for n in tainted}
+            for pod in store.list("pods"):
+                node = names.get((pod.get("spec") or {}).get("nodeName"))
+                if node is None or rules.exempt(pod):
+                    continue
+                taints = [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now)
+                          for t in rules.evicting_taints(node)]
+                deadline = rules.pod_deadline((pod.get("spec") or {}).get("tolerations") or [], taints)
+                if deadline is not None:
+                    until = min(until, deadline)
+        return until - 2 * self.interval()
 
     def last_renewal(self, node: dict, lease: dict | None, threshold: float, now: float) -> float:
         """When this controller last saw the node's Lease renewed (restart grace included)."""

@@ -42,6 +42,7 @@ class SchedulerCache:
         self._stale_usage: set[str] = set()
         self._bound: dict[str, dict[str, _Bound]] = {}   # node name -> pod key -> pod
         self._node_of: dict[str, str] = {}                # pod key -> node name
+        self.version = 0      # moves whenever a node or the pods bound to one change
         with store.lock:
             for node in store.list("nodes"):
                 self._stale_nodes.add(node["metadata"]["name"])
@@ -53,6 +54,7 @@ class SchedulerCache:
     def observe(self, kind: str, res: str, obj: dict) -> None:
         if res == "nodes":
             self._stale_nodes.add(obj["metadata"]["name"])
+            self.version += 1
         elif res == "pods":
             self._observe_pod(kind, obj)
 
@@ -62,11 +64,13 @@ class SchedulerCache:
         if old is not None:
             self._bound.get(old, {}).pop(key, None)
             self._stale_usage.add(old)
+            self.version += 1
         node = (pod.get("spec") or {}).get("nodeName")
         if kind != "DELETED" and node:
             self._bound.setdefault(node, {})[key] = _Bound(pod)
             self._node_of[key] = node
             self._stale_usage.add(node)
+            self.version += 1
 
     # -- reads ----------------------------------------------------------------------------
     def bound_to(self, node: str) -> list[dict]:

@@ -157,4 +157,5 @@ class ScorePlugin(Protocol):
         """One score per node (higher is better); only nodes that passed every filter."""
 
     def exact_score(self, pod: PodInfo, node: NodeInfo) -> object:
-        """The same score as an exact number, used to settle near-ties."""
+        """The same score as an exact number, used to settle near-ties (a plugin may also offer
+        ``exact_scores(pod, nodes)`` for many nodes at once)."""

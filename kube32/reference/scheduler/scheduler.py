@@ -6,6 +6,10 @@ interval. A binding sets ``spec.nodeName``, PodScheduled=True, a Normal ``Schedu
 the ``scheduler.kube32.io/decision`` annotation (per-node filter verdicts and scores, like
 kube-scheduler-simulator's result annotations). A failure leaves the pod Pending with
 PodScheduled=False/Unschedulable and a Warning ``FailedScheduling`` event in kube-scheduler's format.
+
+A retry pass takes the store lock per pod, not for the whole pass, and a pod that failed before is
+decided again only when it or the nodes (or what is bound to them) changed since; otherwise only its
+FailedScheduling event is counted again (as upstream's retries do), and the pod is not rewritten.
 """
 
 from __future__ import annotations
@@ -88,6 +92,8 @@ class Scheduler:
         self.cache = SchedulerCache(store)
         # guard(obj, fn, *args): runs one pod's attempt; the control plane isolates failures per pod
         self.guard = lambda obj, fn, *args: fn(*args)
+        # pod key -> (its resourceVersion, cache.version, message) of its last failed decision
+        self._failed: dict[str, tuple[str, int, str]] = {}
 
     # -- deciding -------------------------------------------------------------------------
     def decide(self, pod: framework.PodInfo) -> Decision:
@@ -117,18 +123,29 @@ class Scheduler:
         near = [feasible[i] for i, value in enumerate(scores) if value >= floor]
         if len(near) == 1:
             return near[0].name
-        exact = {node.name: self.profile.score.exact_score(pod, node) for node in near}
-        top = max(exact.values())
-        return tie_break([name for name, value in exact.items() if value == top])
+        score = self.profile.score
+        values = (score.exact_scores(pod, near) if hasattr(score, "exact_scores")
+                  else [score.exact_score(pod, node) for node in near])
+        top = max({id(value): value for value in values}.values())     # equal figures share one value
+        return tie_break([node.name for node, value in zip(near, values, strict=True)
+                          if value is top or value == top])
 
     # -- acting ---------------------------------------------------------------------------
     def schedule(self, pod: dict) -> dict | None:
         """Try to place one pod now; returns the stored pod afterwards (None if it is gone)."""
         meta = pod.get("metadata") or {}
         with self.store.lock:
+            key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+            stored = self.store.peek("pods", meta.get("namespace", ""), meta.get("name", ""))
+            if stored is None or not wants_scheduling(stored):
+                self._failed.pop(key, None)
+                return self.store.try_get("pods", meta.get("namespace", ""), meta.get("name", ""))
+            last = self._failed.get(key)
+            if last is not None and last[:2] == (stored["metadata"]["resourceVersion"], self.cache.version):
+                self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, last[2],
+                                   reasons.SCHEDULER_COMPONENT)
+                return stored          # nothing it depends on moved: the same decision, not rewritten
             current = self.store.try_get("pods", meta.get("namespace", ""), meta.get("name", ""))
-            if current is None or not wants_scheduling(current):
-                return current
             decision = self.decide(framework.PodInfo.of(current))
             if decision.node is not None:
                 return self.bind(current, decision)
@@ -153,6 +170,9 @@ class Scheduler:
         stored = self.store.update("pods", pod, check_rv=False)
         self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, message,
                            reasons.SCHEDULER_COMPONENT)
+        meta = stored["metadata"]
+        self._failed[f"{meta.get('namespace', '')}/{meta['name']}"] = (
+            meta["resourceVersion"], self.cache.version, message)
         return stored
 
     def _annotate(self, pod: dict, decision: Decision) -> None:
@@ -173,23 +193,28 @@ class Scheduler:
         status["conditions"] = conditions
 
     def retry_unbound(self) -> int:
-        """One reconcile pass: try every unbound pod, oldest first. Returns how many were bound."""
+        """One reconcile pass: try every unbound pod, oldest first, taking the store lock per pod
+        (requests go on between them). Returns how many were bound."""
         with self.store.lock:
             waiting = [p for p in self.store.list("pods") if wants_scheduling(p)]
-            waiting.sort(key=lambda p: (p["metadata"].get("creationTimestamp", ""),
-                                        p["metadata"].get("namespace", ""), p["metadata"]["name"]))
-            bound = 0
-            for pod in waiting:            # one pod that cannot be scheduled must not stop the others
-                result = self.guard(pod, self.schedule, pod)
-                if result is not None and (result.get("spec") or {}).get("nodeName"):
-                    bound += 1
-            return bound
+            known = {f"{p['metadata'].get('namespace', '')}/{p['metadata']['name']}" for p in waiting}
+            for key in set(self._failed) - known:
+                del self._failed[key]
+        waiting.sort(key=lambda p: (p["metadata"].get("creationTimestamp", ""),
+                                    p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+        bound = 0
+        for pod in waiting:
+            result = self.guard(pod, self.schedule, pod)   # one failing pod must not stop the others
+            if result is not None and (result.get("spec") or {}).get("nodeName"):
+                bound += 1
+        return bound
 
 
 class ReconcileLoop:
     """Retries unbound pods every ``profile.reconcile_interval`` (``--reconcile-interval``)."""
 
     NAME = "scheduler"
+    LOCKS_ITSELF = True     # the runner does not hold the store lock for the whole pass
 
     def __init__(self, scheduler: Scheduler, profile) -> None:
         self.scheduler, self.profile = scheduler, profile
@@ -199,3 +224,10 @@ class ReconcileLoop:
 
     def reconcile(self, now: float) -> None:
         self.scheduler.retry_unbound()
+
+    def idle_until(self, now: float) -> float:
+        """No pending pod: with the store unchanged, no pass does anything. A pending pod's retry
+        counts its FailedScheduling event again: every pass runs."""
+        if any(wants_scheduling(p) for p in self.scheduler.store.list("pods")):
+            return now
+        return float("inf")

@@ -68,6 +68,7 @@ class Store:
         self._log_rvs: list[int] = []
         self.listeners: list[Listener] = []
         self._committed = threading.local()    # the last commit of this thread (wait_durable)
+        self.changed_at: dict[str, int] = {}     # resource key -> the rv of its last write
         # called with every Event, in order, under the lock (the watch hub: must only enqueue)
         self.sinks: list[Callable[[Event], None]] = []
         rv, rows = backend.load()
@@ -146,6 +147,7 @@ class Store:
 
     def _emit(self, kind: str, res: str, obj: dict) -> None:
         event = Event(self._rv, kind, res, obj)
+        self.changed_at[res] = self._rv
         self._log.append(event)
         self._log_rvs.append(self._rv)
         if len(self._log) > 2 * WATCH_LOG_SIZE:

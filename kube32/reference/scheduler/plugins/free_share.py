@@ -17,6 +17,8 @@ from fractions import Fraction
 from kube32.reference.scheduler import framework, resources
 
 NAME = "FreeShare"
+EXACT = NAME + ".exact"       # node.derived keys: exact coefficients, and the figures they come from
+FIGURES = NAME + ".figures"
 TERMS = (resources.MEMORY, resources.GPIO)
 
 
@@ -78,4 +80,27 @@ class FreeShare:
         return out
 
     def exact_score(self, pod: framework.PodInfo, node: framework.NodeInfo) -> Fraction:
-        return evaluate(coefficients(node, Fraction), demand(pod))
+        return evaluate(self._exact_coefficients(node), demand(pod))
+
+    def exact_scores(self, pod: framework.PodInfo, nodes: list[framework.NodeInfo]) -> list[Fraction]:
+        """``exact_score`` of each node. Nodes with the same free and total figures (identical boards
+        in the same accounting state) share one evaluation: the same Fraction object."""
+        amounts = demand(pod)
+        by_figures: dict[tuple[int, ...], Fraction] = {}
+        out = []
+        for node in nodes:
+            figures = node.derived.get(FIGURES)
+            if figures is None:
+                figures = node.derived[FIGURES] = (*(node.free[t] for t in TERMS), *(node.totals[t] for t in TERMS))
+            value = by_figures.get(figures)
+            if value is None:
+                value = by_figures[figures] = evaluate(self._exact_coefficients(node), amounts)
+            out.append(value)
+        return out
+
+    @staticmethod
+    def _exact_coefficients(node: framework.NodeInfo) -> tuple:
+        coeffs = node.derived.get(EXACT)
+        if coeffs is None:
+            coeffs = node.derived[EXACT] = coefficients(node, Fraction)
+        return coeffs
