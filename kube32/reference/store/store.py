@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from kube32.reference import errors
 from kube32.reference.clock import Clock
 from kube32.reference.resources import BY_KEY
+from kube32.reference.store.compact import Compactor
 from kube32.spec import timefmt
 
 WATCH_LOG_SIZE = 20000
@@ -59,6 +60,7 @@ class Store:
         self._changed = threading.Condition(self.lock)
         self._backend = backend
         self._clock = clock
+        self._compactor = Compactor()
         # resource -> namespace -> name -> object
         self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
         # resource -> (namespace, label key, label value) -> names
@@ -74,7 +76,7 @@ class Store:
         rv, rows = backend.load()
         self._rv = rv
         for res, ns, name, obj in rows:
-            self._put(res, ns, name, obj)
+            self._put(res, ns, name, self._compactor.compact_object(obj))
         self._log_floor = self._rv
 
     # -- reads ---------------------------------------------------------------------------
@@ -161,7 +163,7 @@ class Store:
             listener(kind, res, obj)
 
     def create(self, res: str, obj: dict) -> dict:
-        obj = copy.deepcopy(obj)
+        obj = self._compactor.compact_object(obj)
         meta = obj.setdefault("metadata", {})
         r = BY_KEY.get(res)
         ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
@@ -194,7 +196,7 @@ class Store:
     def update(self, res: str, obj: dict, *, check_rv: bool = True) -> dict:
         """Replace a stored object. A stale ``metadata.resourceVersion`` gets 409 Conflict;
         ``generation`` moves when ``spec`` changed; uid and creationTimestamp are kept."""
-        obj = copy.deepcopy(obj)
+        obj = self._compactor.compact_object(obj)
         meta = obj.setdefault("metadata", {})
         r = BY_KEY.get(res)
         ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
