@@ -318,7 +318,7 @@ class Connection(asyncio.Protocol):
         lines = [f"HTTP/1.1 {status}"]
         for name, value in headers:
             lower = name.lower()
-            if lower in ("connection", "transfer-encoding", "keep-alive"):
+            if lower in ("connection", "transfer-encoding", "keep-alive") or (chunked and lower == "content-length"):
                 continue
             lines.append(f"{name}: {value}")
         lines.append(f"Server: {self.server.ident}")

@@ -1,0 +1,160 @@
+"""The serving model: TLS terminated in process with the client certificate handed to WSGI
+middleware, watches that hold no thread, idle sockets that lock nobody out, a slow watcher cut off,
+bad requests answered and closed."""
+
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import threading
+
+import pytest
+import requests
+import trustme
+
+from kube32.reference.config import Config
+from kube32.reference.serve import THREADS, start_in_thread
+from kube32.reference.serving import http as serving_http
+
+PODS = "/api/v1/namespaces/default/pods"
+TIMEOUT = 10      # a bound on waiting, not an assertion on time
+N_BIG = 30
+
+
+@pytest.fixture(scope="module")
+def server():
+    running = start_in_thread(Config(listen="127.0.0.1:0", clock="manual"))
+    yield running
+    running.stop()
+
+
+def test_tls_with_a_client_certificate_reaches_the_wsgi_middleware(tmp_path):
+    ca = trustme.CA()
+    server_cert = ca.issue_cert("127.0.0.1")
+    client_cert = ca.issue_cert("node-a.kube32")
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_cert.configure_cert(ctx)
+    ca.configure_trust(ctx)
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    seen = []
+
+    def wrap(app):
+        def middleware(environ, start_response):      # where an auth middleware goes
+            seen.append((environ["wsgi.url_scheme"], environ[serving_http.PEER_CERT]))
+            return app(environ, start_response)
+        return middleware
+
+    running = start_in_thread(Config(listen="127.0.0.1:0", clock="manual"), ssl_context=ctx, wrap=wrap)
+    try:
+        ca_file, cert_file = tmp_path / "ca.pem", tmp_path / "client.pem"
+        ca.cert_pem.write_to_path(str(ca_file))
+        client_cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
+        assert running.url.startswith("https://")
+        resp = requests.get(running.url + "/version", verify=str(ca_file), cert=str(cert_file), timeout=TIMEOUT)
+        assert resp.status_code == 200 and resp.json()["major"]
+        scheme, cert = seen[-1]
+        assert scheme == "https"
+        assert any("node-a.kube32" in str(v) for v in cert.get("subjectAltName", ()))
+        with pytest.raises((requests.exceptions.SSLError, requests.exceptions.ConnectionError)):  # no client cert
+            requests.get(running.url + "/version", verify=str(ca_file), timeout=TIMEOUT)
+    finally:
+        running.stop()
+
+
+def open_watch(server) -> socket.socket:
+    port = int(server.url.rsplit(":", 1)[1])
+    s = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    s.sendall(f"GET {PODS}?watch=true HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+    assert s.recv(12) == b"HTTP/1.1 200"
+    return s
+
+
+def test_more_watches_than_threads_and_the_server_still_answers(server):
+    watches = [open_watch(server) for _ in range(THREADS * 4)]
+    try:
+        assert server.hub.count() >= THREADS * 4
+        created = requests.post(server.url + PODS, json={"apiVersion": "v1", "kind": "Pod",
+                                "metadata": {"name": "many"}, "spec": {"nodeName": "x", "containers": [{"name": "c"}]}},
+                                timeout=TIMEOUT)
+        assert created.status_code == 201
+        for s in watches:                   # every watch gets the event
+            data = b""
+            while b'"name":"many"' not in data:
+                chunk = s.recv(65536)
+                assert chunk, "the watch ended"
+                data += chunk
+    finally:
+        for s in watches:
+            s.close()
+
+
+def test_idle_half_open_sockets_lock_nobody_out(server):
+    port = int(server.url.rsplit(":", 1)[1])
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) for _ in range(150)]
+    try:
+        for s in idle:
+            s.sendall(b"GET /version HTTP/1.1\r\n")     # and never the rest
+        assert requests.get(server.url + "/version", timeout=TIMEOUT).status_code == 200
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_a_watcher_that_stops_reading_is_cut_off_and_others_go_on(server, monkeypatch):
+    monkeypatch.setattr(server._server, "max_stream_buffer", 1 << 20)
+    port = int(server.url.rsplit(":", 1)[1])
+    slow = socket.socket()
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)       # before connecting: a small window
+    slow.settimeout(TIMEOUT)
+    slow.connect(("127.0.0.1", port))
+    slow.sendall(f"GET {PODS}?watch=true HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+    assert slow.recv(12) == b"HTTP/1.1 200"
+    for conn in list(server._server.connections):     # and a small send buffer on the server's side
+        sock = conn.transport.get_extra_info("socket")
+        if sock is not None and sock.getpeername() == slow.getsockname():
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    fine = requests.get(server.url + PODS + "?watch=true", stream=True, timeout=TIMEOUT)
+    seen: set[str] = set()
+
+    def read_fine() -> None:          # a watcher that keeps up
+        for line in fine.iter_lines(chunk_size=1 << 16):
+            if line.strip():
+                seen.add(json.loads(line)["object"]["metadata"]["name"])
+            if f"big-{N_BIG - 1}" in seen:
+                return
+
+    reader = threading.Thread(target=read_fine)
+    reader.start()
+    try:
+        big = "x" * 100_000        # N_BIG of these: past the small socket buffers and a 1 MiB bound
+        for i in range(N_BIG):
+            body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"big-{i}", "annotations": {"pad": big}},
+                    "spec": {"nodeName": "x", "containers": [{"name": "c"}]}}
+            assert requests.post(server.url + PODS, json=body, timeout=TIMEOUT).status_code == 201
+        reader.join(TIMEOUT * 6)
+        assert {f"big-{i}" for i in range(N_BIG)} <= seen
+        slow.settimeout(TIMEOUT)
+        received = b""
+        while True:                          # the server closed it: reading ends (EOF or reset)
+            try:
+                chunk = slow.recv(1 << 20)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            received += chunk
+        assert received.count(b'"type":"ADDED"') < N_BIG
+    finally:
+        slow.close()
+        fine.close()
+
+
+def test_a_malformed_request_gets_400_and_the_connection_closes(server):
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as s:
+        s.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400")
