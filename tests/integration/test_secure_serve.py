@@ -4,13 +4,118 @@ credentials the server wrote; client certificates through the authoriser; the sa
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+import time
 
-from integration_helpers import free_port
+import pytest
+import requests
+from integration_helpers import Serve, free_port, kubectl_binary
 
 TOKENS = 'admin-token,admin,1,"system:masters"\nviewer-token,viewer,2\n'
 NODES = ("node-a", "node-b", "node-c")   # node identities made for the fake kubelets
+
+
+@pytest.fixture(scope="module")
+def secure(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tls")
+    (d / "tokens.csv").write_text(TOKENS)
+    args = ["--clock", "manual", "--tls-self-signed", str(d / "pki"), "--token-auth-file", str(d / "tokens.csv")]
+    for node in NODES:
+        args += ["--node-identity", node]
+    running = Serve(*args)
+    running.url = running.url.replace("http://", "https://")
+    proc = subprocess.Popen(running.command(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    running.proc = proc
+    deadline = time.monotonic() + 60
+    ca = d / "pki" / "ca.crt"
+    while True:
+        assert proc.poll() is None, proc.stdout.read().decode()
+        try:
+            if ca.exists() and requests.get(running.url + "/version", verify=str(ca), timeout=2).ok:
+                break
+        except requests.RequestException:
+            pass
+        assert time.monotonic() < deadline, "the https server did not answer"
+        time.sleep(0.2)
+    yield running, d / "pki"
+    running.stop()
+
+
+def test_anonymous_and_bad_credentials_get_401_over_https(secure):
+    running, pki = secure
+    ca = str(pki / "ca.crt")
+    assert requests.get(running.url + "/version", verify=ca, timeout=10).status_code == 200
+    for headers in ({}, {"Authorization": "Bearer nope"}):
+        resp = requests.get(running.url + "/api/v1/nodes", headers=headers, verify=ca, timeout=10)
+        assert resp.status_code == 401 and resp.json()["reason"] == "Unauthorized"
+    ok = requests.get(running.url + "/api/v1/nodes", headers={"Authorization": "Bearer admin-token"}, verify=ca,
+                      timeout=10)
+    assert ok.status_code == 200
+
+
+def test_client_certificates_name_the_user_and_its_groups(secure):
+    running, pki = secure
+    ca = str(pki / "ca.crt")
+    admin = (str(pki / "admin.crt"), str(pki / "admin.key"))
+    node_a = (str(pki / "node-node-a.crt"), str(pki / "node-node-a.key"))
+    for name in ("node-a", "node-b"):
+        resp = requests.post(running.url + "/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node",
+                             "metadata": {"name": f"cert-{name}"}}, cert=admin, verify=ca, timeout=10)
+        assert resp.status_code == 201, resp.text
+    merge = {"Content-Type": "application/merge-patch+json"}
+    own = requests.patch(running.url + "/api/v1/nodes/cert-node-a", data=json.dumps({"metadata": {}}),
+                         headers=merge, cert=node_a, verify=ca, timeout=10)
+    assert own.status_code == 403     # node-a's identity is system:node:node-a, not cert-node-a
+    other = requests.patch(running.url + "/api/v1/nodes/node-b", data="{}", headers=merge, cert=node_a, verify=ca,
+                           timeout=10)
+    assert other.status_code == 403
+    assert 'User "system:node:node-a"' in other.json()["message"]
+    clock = requests.post(running.url + "/debug/clock", json={"advance": 1}, cert=node_a, verify=ca, timeout=10)
+    assert clock.status_code == 403
+    assert requests.get(running.url + "/debug/clock", cert=admin, verify=ca, timeout=10).status_code == 200
+
+
+@pytest.mark.kubectl
+@pytest.mark.parametrize("version", ["kubectl.1.27", "kubectl.1.33"])
+def test_kubectl_over_https_with_the_admin_kubeconfig(secure, version, tmp_path):
+    binary = kubectl_binary(version)
+    if binary is None:
+        pytest.skip(f"{version} is not installed")
+    _, pki = secure
+    env = {**os.environ, "KUBECACHEDIR": str(tmp_path)}
+    done = subprocess.run([binary, "--kubeconfig", str(pki / "admin.kubeconfig"), "get", "namespaces"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "kube-node-lease" in done.stdout
+    done = subprocess.run([binary, "--kubeconfig", str(pki / "node-node-a.kubeconfig"), "delete", "namespace",
+                           "default"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode != 0 and "forbidden" in done.stderr
+
+
+def test_the_official_client_over_https(secure):
+    pytest.importorskip("kubernetes")
+    from kubernetes import client, config
+
+    _, pki = secure
+    api = config.new_client_from_config(config_file=str(pki / "admin.kubeconfig"))
+    names = [n.metadata.name for n in client.CoreV1Api(api).list_namespace().items]
+    assert "kube-node-lease" in names
+    api.close()
+
+
+@pytest.mark.long
+def test_the_conformance_suite_over_https_with_node_identities(secure, tmp_path):
+    running, pki = secure
+    report = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "kube32.conformance", "run", "--kubeconfig",
+                           str(pki / "admin.kubeconfig"), "--node-credentials", str(pki), "--report", str(report),
+                           "-q"], capture_output=True, text=True, timeout=1800)
+    doc = json.loads((report / "clauses.json").read_text())
+    failed = [c["id"] for c in doc["clauses"] if c["status"] in ("failed", "error")]
+    assert done.returncode == 0 and not failed, (failed, done.stdout[-3000:], done.stderr[-2000:])
 
 
 def test_an_open_address_without_authentication_is_refused():
