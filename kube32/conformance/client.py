@@ -57,6 +57,8 @@ class ApiClient:
         repeated safely (a clock set, a cleanup delete); reads are idempotent by default."""
         __tracebackhide__ = True
         kw.setdefault("timeout", self.timeout)
+        # per request: requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE override a session's CA
+        kw.setdefault("verify", self.session.verify)
         repeatable = method in SAFE_METHODS if idempotent is None else idempotent
         started, problems = time.monotonic(), []
         for pause in (0.0, *self.retry_pauses):

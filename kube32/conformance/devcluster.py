@@ -45,6 +45,15 @@ def check_listen(listen: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _probe(url: str, verify: bool | str) -> bool:
+    """Does the server answer yet? (Only a readiness probe: the boards verify with the CA.)"""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # urllib3's InsecureRequestWarning for verify=False
+        return requests.get(url + "/version", timeout=1, verify=verify).ok
+
+
 class DevCluster:
     def __init__(self, url: str, boards: list[simulated.Board], stages: list[simulated.Stage] | None,
                  kubeconfig_path: str | None, profile) -> None:
@@ -67,7 +76,7 @@ class DevCluster:
         deadline = time.monotonic() + READY_TIMEOUT
         while not self._stop.is_set() and time.monotonic() < deadline:
             try:
-                if requests.get(self.url + "/version", timeout=1, verify=self.verify).ok:
+                if _probe(self.url, self.verify):
                     break
             except requests.RequestException:
                 pass
