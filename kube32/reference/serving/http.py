@@ -112,6 +112,7 @@ class Connection(asyncio.Protocol):
         self.queue: list[_Request] = []
         self.busy = False
         self.streaming: Stream | None = None
+        self.upgrade_asked = False      # the client asked to switch protocols (never granted)
         self.closed = False
         self.header_bytes = 0
         self.timer: asyncio.TimerHandle | None = None
@@ -157,12 +158,17 @@ class Connection(asyncio.Protocol):
         self._can_write.set()
 
     def data_received(self, data: bytes) -> None:
-        if self.streaming is not None or self.closed:
-            return          # a watch client has nothing more to say; ignore what it sends
+        if self.streaming is not None or self.closed or self.upgrade_asked:
+            return          # a watch (or upgrade) client has nothing more to say; ignore what it sends
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
-            self._error(HTTPStatus.NOT_IMPLEMENTED, "protocol upgrades are not supported")
+            # The server never switches protocols. A whole request that asked to (kubectl exec,
+            # attach, port-forward) is answered as plain HTTP, so the client reads the app's Status
+            # saying why; whatever the client sends after it is not HTTP and is ignored.
+            self.upgrade_asked = True
+            if self.request is not None:
+                self._error(HTTPStatus.NOT_IMPLEMENTED, "protocol upgrades are not supported")
         except _TooLarge as exc:
             self._error(exc.status, exc.message)
         except httptools.HttpParserError:

@@ -248,7 +248,7 @@ def _(mp):
     mp.setattr(dp, "max_unavailable", lambda d: 0)
 
 
-@fault("deployment-available-message-wrong", breaks=["DEPLOY-AVAILABLE-CONDITION"])
+@fault("deployment-available-message-wrong", breaks=["DEPLOY-AVAILABLE-CONDITION"], level="reference")
 def _(mp):
     def available(d, status, now):
         c = _available_condition(d, status, now)
