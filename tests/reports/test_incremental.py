@@ -88,7 +88,7 @@ def test_a_killed_run_leaves_readable_reports_marked_incomplete(server, tmp_path
     with out.open("w") as stdout:
         runner = subprocess.Popen(
             [sys.executable, "-m", "pytest", "--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider",
-             "-p", "no:xdist", "-p", "no:randomly", "-o", "addopts=", "-q", "--target", server,
+             "-p", "no:xdist", "-p", "no:randomly", "-p", "no:labgrid", "-o", "addopts=", "-q", "--target", server,
              "--report", str(report), "--heartbeat", "1"],
             cwd=REPO, env=env, stdout=stdout, stderr=subprocess.STDOUT)
         try:
