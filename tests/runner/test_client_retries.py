@@ -8,19 +8,10 @@ import pytest
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, AuthRefused, ClockUnknown, TargetUnavailable, TlsRefused
 from kube32.conformance.targets import base
-from kube32.reference.config import Config
-from kube32.reference.serve import start_in_thread
 from tests.runner.faultproxy import FaultProxy
 
 NS = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "faults"}}
 NAMESPACES = "/api/v1/namespaces"
-
-
-@pytest.fixture(scope="module")
-def reference():
-    server = start_in_thread(Config(listen="127.0.0.1:0", clock="manual", clock_start=1767225600.0))
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -8,16 +8,7 @@ import argparse
 import pytest
 
 from kube32.conformance import cli, preflight
-from kube32.reference.config import Config
-from kube32.reference.serve import start_in_thread
 from tests.runner.faultproxy import FaultProxy
-
-
-@pytest.fixture(scope="module")
-def reference():
-    server = start_in_thread(Config(listen="127.0.0.1:0", clock="manual", clock_start=1767225600.0))
-    yield server
-    server.stop()
 
 
 @pytest.fixture
