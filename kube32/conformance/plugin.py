@@ -492,6 +492,7 @@ class Reporting:
             line, markup = terminal.scenario_line(self.col.results[report.nodeid])
             tr.ensure_newline()
             tr.write_line(line, **markup)
+            tr.flush()                      # a log file or pipe sees each scenario as it ends
         self.write()
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
@@ -522,6 +523,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         with capman.global_and_fixture_disabled():
             tr.ensure_newline()
             tr.write_line(line)
+            tr.flush()                      # stdout to a file is block-buffered: a beat must show now
 
     every = config.getoption("--heartbeat") or (10.0 if tr.isatty() else 30.0)
     config.stash[HEARTBEAT] = Heartbeat(say, every=every)
