@@ -35,6 +35,6 @@ def create(spec: str, profile: Profile, token: str | None = None, clock: str = "
     if spec.startswith("rig:"):
         from kube32.conformance.targets.rig import RigTarget
 
-        return RigTarget(spec[len("rig:"):], profile)
+        return RigTarget(spec[len("rig:"):], profile, token=token, access=access)
     raise ValueError(f"unknown target {spec!r}: use reference, process, process:real, an http(s):// URL "
                      "or rig:FILE")

@@ -70,7 +70,8 @@ class RigClock(base.RealTargetClock):
 class RigTarget(HttpTarget):
     name = "rig"
 
-    def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None) -> None:
+    def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None, token: str | None = None,
+                 access=None) -> None:
         self.rig_file = rig_file
         try:
             self.rig = Rig.open(rig_file, log_dir=log_dir)
@@ -83,7 +84,7 @@ class RigTarget(HttpTarget):
         self.lost: dict[str, str] = {}       # board -> why it cannot be used (port gone for good)
         self._reported: set[tuple[str, int]] = set()
         self._scenario_open = False
-        super().__init__("", profile)
+        super().__init__("", profile, token=token, access=access)   # the runner's credentials (--kubeconfig)
 
     def rig_profile(self, given: Profile) -> Profile:
         """The rig file's timing (``profile`` + ``profile_set``) unless the runner was given other

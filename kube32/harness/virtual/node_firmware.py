@@ -9,6 +9,8 @@ lacks or has given out, is refused (phase Failed, reason ``UnexpectedAdmissionEr
 naming the claim); the others run (phase Running, Ready, a pod IP). Like the real kubelet it reports
 measured free figures: allocatable is capacity minus what the pods it RUNS take (``free``), and it
 re-reports right after it starts a pod. Terminating pods are confirmed (DELETE, grace 0).
+Against a secured server it speaks as its node, as a real kubelet does: ``client_cert`` (its
+``system:node:<name>`` certificate and key) or ``token``, and ``ca_file`` to trust the server.
 Console lines: ``I (ms) kubelet: node registered name=<n>`` then ``I (ms) kubelet: kubelet ready``;
 ``kubelet: started pod ns/name`` and ``kubelet: refused pod ns/name: <why>``.
 """
@@ -73,6 +75,9 @@ class NodeFirmware(Firmware):
         lease_duration: float = _HW.lease_duration,
         status_interval: float | None = None,
         request_timeout: float = 2.0,
+        ca_file: str | None = None,
+        client_cert: tuple[str, str] | None = None,
+        token: str | None = None,
     ) -> None:
         self.node_name = node_name
         self.api_url = api_url.rstrip("/")
@@ -84,6 +89,9 @@ class NodeFirmware(Firmware):
         self.lease_duration = lease_duration
         self.status_interval = status_interval if status_interval is not None else lease_interval
         self.request_timeout = request_timeout
+        self.verify: bool | str = ca_file or True
+        self.client_cert = client_cert
+        self.token = token
         self._session: requests.Session | None = None
         self._registered = False
         self._ready_logged = False
@@ -98,6 +106,8 @@ class NodeFirmware(Firmware):
 
     def setup(self, io: BoardIO) -> None:
         self._session = requests.Session()
+        if self.token:
+            self._session.headers["Authorization"] = f"Bearer {self.token}"
         self._registered = False
         self._ready_logged = False
         self._next_lease = self._next_status = self._next_try = self._next_pods = 0.0
@@ -143,7 +153,9 @@ class NodeFirmware(Firmware):
 
     def _call(self, method: str, path: str, body: dict | None = None, ok=(200, 201)) -> requests.Response:
         assert self._session is not None
-        resp = self._session.request(method, self.api_url + path, json=body, timeout=self.request_timeout)
+        # verify/cert per request: a session's are overridden by REQUESTS_CA_BUNDLE
+        resp = self._session.request(method, self.api_url + path, json=body, timeout=self.request_timeout,
+                                     verify=self.verify, cert=self.client_cert)
         if resp.status_code not in ok:
             raise ApiFailure(f"{method} {path} answered {resp.status_code}, expected {ok}: {resp.text[:200]}")
         return resp

@@ -6,6 +6,10 @@
 The control-plane board runs the reference (``ControlPlaneFirmware``); node boards run the
 virtual kubelet (``NodeFirmware``) against the control plane's URL. With ``control_plane=False``
 the nodes get ``api_url`` (any kube32 API) and the rig file names it as a fixed URL.
+With ``pki`` (a directory as ``serve --tls-self-signed`` writes it) every node board speaks as its
+own node: ``node-<name>.crt``/``.key`` (``system:node:<name>`` in ``system:nodes``), trusting
+``ca.crt``. A virtual control plane then makes the directory (CA, serving certificate, admin and
+node certificates, kept when present) and serves https with node authorisation on.
 """
 
 from __future__ import annotations
@@ -38,11 +42,16 @@ class VirtualRig:
         node_firmware: dict[str, Firmware] | None = None,
         timeouts: dict | None = None,
         rig_path: str | Path | None = None,
+        pki: str | Path | None = None,
     ) -> None:
         if transport not in ("rfc2217", "vboard"):
             raise ValueError(f"transport must be rfc2217 or vboard, got {transport!r}")
         if not control_plane and not api_url:
             raise ValueError("without a virtual control plane, give api_url of the control plane to use")
+        if pki is not None and not control_plane:
+            missing = [f"node-{n}.crt" for n in nodes if not (Path(pki) / f"node-{n}.crt").is_file()]
+            if missing:
+                raise ValueError(f"{pki}: no {', '.join(missing)} (serve --tls-self-signed DIR --node-identity NAME)")
         self.workdir = Path(workdir)
         self.node_names = list(nodes)
         self.transport = transport
@@ -58,6 +67,7 @@ class VirtualRig:
         self.boards: dict[str, VirtualBoard] = {}
         self.servers: dict[str, Rfc2217Server] = {}
         self.rig_path = Path(rig_path) if rig_path else self.workdir / "rig.yaml"
+        self.pki = Path(pki) if pki is not None else None
 
     @property
     def cp_board(self) -> str:
@@ -72,13 +82,18 @@ class VirtualRig:
         if self.with_control_plane:
             from .control_plane_firmware import ControlPlaneFirmware
 
-            fw = ControlPlaneFirmware(self.workdir / "cp-data", profile=self.profile, overrides=self.overrides)
+            if self.pki is not None:
+                from kube32.reference.auth import tls
+
+                tls.self_signed(self.pki, [], self.node_names)
+            fw = ControlPlaneFirmware(self.workdir / "cp-data", profile=self.profile, overrides=self.overrides,
+                                      pki=self.pki)
             self._add(self.cp_board, fw)
             self._boot_control_plane(fw)
             entries[self.cp_board] = {
                 "url": self._url(self.cp_board),
                 "role": "control-plane",
-                "api_url": {"pattern": r"kube32: api listening on (http://\S+)"},
+                "api_url": {"pattern": r"kube32: api listening on (https?://\S+)"},
             }
         else:
             entries["cp"] = {"url": "loop://", "role": "control-plane", "api_url": {"fixed": self.api_url}, "reset": "none"}
@@ -125,6 +140,9 @@ class VirtualRig:
             kwargs["lease_interval"] = self.lease_interval
         if self.lease_duration is not None:
             kwargs["lease_duration"] = self.lease_duration
+        if self.pki is not None:
+            kwargs["ca_file"] = str(self.pki / "ca.crt")
+            kwargs["client_cert"] = (str(self.pki / f"node-{node}.crt"), str(self.pki / f"node-{node}.key"))
         return NodeFirmware(node, self.api_url or "", **kwargs)
 
     def _add(self, name: str, firmware: Firmware) -> None:
