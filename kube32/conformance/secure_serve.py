@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 import ssl
 import sys
 
@@ -48,13 +49,33 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def serving_names(host: str) -> list[str]:
+    """The names a self-signed serving certificate is valid for besides localhost and 127.0.0.1: the
+    listen address, or for a wildcard one this machine's hostname and addresses, so boards and
+    kubectl on the bench network can verify it (kube-apiserver adds its advertise address)."""
+    if host not in ("0.0.0.0", "::", ""):
+        return [host]
+    names = [socket.gethostname(), socket.getfqdn()]
+    try:
+        names += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None)]
+    except OSError:
+        pass
+    try:   # the address of the default route (a UDP connect sends nothing)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            names.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    return [n for n in dict.fromkeys(names) if n and "%" not in n]
+
+
 def prepare(args: argparse.Namespace, config, host: str, port: int, node_names: list[str]) -> ssl.SSLContext | None:
     from kube32.reference.auth import tls, tokens
 
     if args.tls_self_signed:
         if args.tls_cert_file or args.tls_private_key_file:
             raise _fail("--tls-self-signed makes its own certificate: drop --tls-cert-file/--tls-private-key-file")
-        hosts = [] if host in ("0.0.0.0", "::") else [host]
+        hosts = serving_names(host)
         try:
             made = tls.self_signed(args.tls_self_signed, hosts, [*args.node_identity, *node_names])
         except OSError as exc:

@@ -175,3 +175,26 @@ def test_tls_flags_that_do_not_go_together_are_one_line(tmp_path):
     assert done.returncode == 2 and "--client-ca-file needs TLS" in done.stderr
 
 
+
+
+def test_a_wildcard_listen_address_gets_a_certificate_for_this_machines_names(tmp_path):
+    """serve --listen 0.0.0.0 --tls-self-signed: boards and kubectl elsewhere on the bench reach the
+    server by this machine's hostname or address, so the serving certificate names them too."""
+    import argparse
+    import socket
+
+    from cryptography import x509
+
+    from kube32.conformance import secure_serve
+    from kube32.reference.config import Config
+
+    parser = argparse.ArgumentParser()
+    secure_serve.add_flags(parser)
+    args = parser.parse_args(["--tls-self-signed", str(tmp_path / "pki")])
+    assert secure_serve.prepare(args, Config(), "0.0.0.0", free_port(), []) is not None
+    cert = x509.load_pem_x509_certificate((tmp_path / "pki" / "server.crt").read_bytes())
+    sans = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    names = {*sans.get_values_for_type(x509.DNSName), *map(str, sans.get_values_for_type(x509.IPAddress))}
+    assert {socket.gethostname(), "localhost", "127.0.0.1"} <= names
+    assert set(secure_serve.serving_names("0.0.0.0")) <= names
+    assert secure_serve.serving_names("10.1.2.3") == ["10.1.2.3"]
