@@ -153,7 +153,7 @@ def test_a_fake_kubelets_credentials_are_its_nodes(secure):
 def test_the_conformance_suite_over_https_with_node_identities(secure, tmp_path):
     running, pki = secure
     report = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "kube32.conformance", "run", "--kubeconfig",
+    done = subprocess.run([sys.executable, "-m", "kube32.conformance", "run", "--target", running.url, "--kubeconfig",
                            str(pki / "admin.kubeconfig"), "--node-credentials", str(pki), "--report", str(report),
                            "-q"], capture_output=True, text=True, timeout=1800)
     doc = json.loads((report / "clauses.json").read_text())

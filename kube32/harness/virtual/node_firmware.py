@@ -10,7 +10,7 @@ naming the claim); the others run (phase Running, Ready, a pod IP). Like the rea
 measured free figures: allocatable is capacity minus what the pods it RUNS take (``free``), and it
 re-reports right after it starts a pod. Terminating pods are confirmed (DELETE, grace 0).
 Against a secured server it speaks as its node, as a real kubelet does: ``client_cert`` (its
-``system:node:<name>`` certificate and key) or ``token``, and ``ca_file`` to trust the server.
+``system:node:<name>`` certificate and key), and ``ca_file`` to trust the server.
 Console lines: ``I (ms) kubelet: node registered name=<n>`` then ``I (ms) kubelet: kubelet ready``;
 ``kubelet: started pod ns/name`` and ``kubelet: refused pod ns/name: <why>``.
 """
@@ -77,7 +77,6 @@ class NodeFirmware(Firmware):
         request_timeout: float = 2.0,
         ca_file: str | None = None,
         client_cert: tuple[str, str] | None = None,
-        token: str | None = None,
     ) -> None:
         self.node_name = node_name
         self.api_url = api_url.rstrip("/")
@@ -91,7 +90,6 @@ class NodeFirmware(Firmware):
         self.request_timeout = request_timeout
         self.verify: bool | str = ca_file or True
         self.client_cert = client_cert
-        self.token = token
         self._session: requests.Session | None = None
         self._registered = False
         self._ready_logged = False
@@ -106,8 +104,6 @@ class NodeFirmware(Firmware):
 
     def setup(self, io: BoardIO) -> None:
         self._session = requests.Session()
-        if self.token:
-            self._session.headers["Authorization"] = f"Bearer {self.token}"
         self._registered = False
         self._ready_logged = False
         self._next_lease = self._next_status = self._next_try = self._next_pods = 0.0
