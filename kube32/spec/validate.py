@@ -73,6 +73,12 @@ def _fast_check(kind: str):
     return fastjsonschema.compile(_schemas()[kind], use_default=False)  # never write defaults into the object
 
 
+def prepare() -> None:
+    """Compile every kind's check now (a server calls it as it starts, so no request waits for it)."""
+    for kind in _schemas():
+        _fast_check(kind)
+
+
 def _is_valid(kind: str, obj: Any) -> bool:
     try:
         _fast_check(kind)(obj)

@@ -4,7 +4,9 @@ Fed by the store's write listener (every create, update and delete passes throug
 from the store at start, so it always mirrors the store: a decision reads it instead of scanning
 every pod for every node or re-parsing quantities. Work is lazy: a node write marks that node for
 rebuild, a pod write marks its node's accounting for recomputation; ``nodes()`` settles both.
-Callers hold ``store.lock``.
+``nodes()`` also logs the name of every node it rebuilt or re-accounted (``changes``), so what was
+worked out per node for a pod (``scheduler.memo``) is redone only for those; ``epoch`` moves when
+the set of nodes changes or the log is cut, and then everything is redone. Callers hold ``store.lock``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class SchedulerCache:
         self._bound: dict[str, dict[str, _Bound]] = {}   # node name -> pod key -> pod
         self._node_of: dict[str, str] = {}                # pod key -> node name
         self.version = 0      # moves whenever a node or the pods bound to one change
+        self.changes: list[str] = []   # nodes rebuilt or re-accounted by nodes(), oldest first
+        self.epoch = 0                 # moves when the set of nodes changes or ``changes`` is cut
         with store.lock:
             for node in store.list("nodes"):
                 self._stale_nodes.add(node["metadata"]["name"])
@@ -80,13 +84,17 @@ class SchedulerCache:
     def nodes(self) -> list[framework.NodeInfo]:
         """Every node as a NodeInfo, sorted by name, with up-to-date accounting."""
         if self._stale_nodes:
+            count = len(self._infos)
             for name in self._stale_nodes:
                 node = self.store.peek("nodes", "", name)
                 if node is None:
-                    self._infos.pop(name, None)
+                    if self._infos.pop(name, None) is not None:
+                        count = -1          # a node left
                 else:
                     self._infos[name] = framework.NodeInfo.of(node)
                     self._stale_usage.add(name)
+            if count != len(self._infos):
+                self.epoch += 1
             self._stale_nodes.clear()
             self._order = None
         if self._stale_usage:
@@ -95,7 +103,15 @@ class SchedulerCache:
                 if info is not None:
                     bound = ((b.pod, b.amounts) for b in self._bound.get(name, {}).values())
                     info.account(accounting.usage(bound, info.resource_version))
+                    self.changes.append(name)
             self._stale_usage.clear()
+            if len(self.changes) > 2 * len(self._infos) + 256:
+                self.changes.clear()
+                self.epoch += 1
         if self._order is None:
             self._order = sorted(self._infos.values(), key=lambda info: info.name)
         return self._order
+
+    def info(self, name: str) -> framework.NodeInfo | None:
+        """One node's NodeInfo as of the last ``nodes()``."""
+        return self._infos.get(name)

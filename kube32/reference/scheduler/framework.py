@@ -133,6 +133,7 @@ class FilterPlugin:
     decision over many nodes runs as a few tight loops) and may override ``pre_filter``."""
 
     NAME = ""
+    SHAPE_ONLY = False    # True: the verdict reads only the pod's shape and the NodeInfo (``memo``)
 
     def pre_filter(self, pod: PodInfo) -> Status | None:
         """``SKIP`` when the pod gives this filter nothing to check; otherwise None."""
@@ -152,10 +153,11 @@ class FilterPlugin:
 
 class ScorePlugin(Protocol):
     NAME: str
+    SHAPE_ONLY: bool      # as FilterPlugin's
 
     def score_all(self, pod: PodInfo, nodes: list[NodeInfo]) -> list[float]:
         """One score per node (higher is better); only nodes that passed every filter."""
 
     def exact_score(self, pod: PodInfo, node: NodeInfo) -> object:
-        """The same score as an exact number, used to settle near-ties (a plugin may also offer
-        ``exact_scores(pod, nodes)`` for many nodes at once)."""
+        """The same score as an exact number, used to settle near-ties. A plugin may also offer
+        ``tie_key(node)``: nodes of equal keys score the same for any pod (``ranking``)."""

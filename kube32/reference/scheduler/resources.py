@@ -17,6 +17,8 @@ Rules (the "Filters" list of the kube32 document and our catalogue interpretatio
 
 from __future__ import annotations
 
+import functools
+
 from kube32.spec import constants, quantities
 
 MEMORY = constants.MEMORY
@@ -29,9 +31,16 @@ def amount(text: object) -> int:
     """A quantity as a whole number of units, rounded up; malformed values (which the API
     rejects at admission) count as 0 like unknown suffixes."""
     try:
-        return quantities.value(text)  # type: ignore[arg-type]
+        return _value(text)
+    except TypeError:           # unhashable: not a quantity
+        return 0
     except quantities.QuantityError:
         return 0
+
+
+@functools.lru_cache(maxsize=4096, typed=True)     # a fleet's pods repeat a few quantities
+def _value(text: object) -> int:
+    return quantities.value(text)  # type: ignore[arg-type]
 
 
 def bus_count_for(name: str) -> str | None:

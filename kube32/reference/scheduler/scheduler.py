@@ -19,7 +19,7 @@ import dataclasses
 import heapq
 import json
 
-from kube32.reference.scheduler import accounting, framework, messages, registry
+from kube32.reference.scheduler import accounting, framework, memo, messages, ranking, registry
 from kube32.reference.scheduler.cache import SchedulerCache
 from kube32.spec import reasons, timefmt
 
@@ -35,13 +35,8 @@ class Decision:
     node: str | None
     total_nodes: int
     rejected: dict[str, framework.Status]
-    feasible: list[str]
-    score_list: list[float]
-
-    @property
-    def scores(self) -> dict[str, float]:
-        """Feasible node name -> score."""
-        return dict(zip(self.feasible, self.score_list, strict=True))
+    scores: dict[str, float]        # feasible node name -> score
+    best: list[str]                 # the EXPLAIN_NODES best-scoring feasible nodes (Ranking.top_names)
 
     @property
     def message(self) -> str:
@@ -52,16 +47,15 @@ class Decision:
         verdicts of at most EXPLAIN_NODES best-scoring and EXPLAIN_NODES rejected nodes by name (an
         annotation listing every node of a large cluster would outweigh the pod itself)."""
         scores = self.scores
-        best = heapq.nsmallest(EXPLAIN_NODES, scores, key=lambda n: (-scores[n], n.encode("utf-8")))
-        rejected = heapq.nsmallest(EXPLAIN_NODES, self.rejected, key=lambda n: n.encode("utf-8"))
+        rejected = heapq.nsmallest(EXPLAIN_NODES, self.rejected)
         nodes: dict[str, dict] = {}
-        for name in sorted({*best, *rejected}):
+        for name in sorted({*self.best, *rejected}):
             status = self.rejected.get(name)
             if status is not None:
                 nodes[name] = {"filter": status.plugin, "reasons": list(status.reasons)}
             else:
                 nodes[name] = {"score": round(scores[name], 4)}
-        out: dict = {"node": self.node, "feasible": len(self.feasible),
+        out: dict = {"node": self.node, "feasible": len(scores),
                      "rejectedBy": dict(sorted(collections.Counter(
                          s.plugin for s in self.rejected.values()).items()))}
         if self.node is None:
@@ -74,8 +68,9 @@ class Decision:
 
 
 def tie_break(names: list[str]) -> str:
-    """Equal best scores go to the alphabetically (byte-wise) first node name."""
-    return min(names, key=lambda name: name.encode("utf-8"))
+    """Equal best scores go to the alphabetically (byte-wise) first node name. (Python orders
+    strings by code point, which is the byte-wise order of their UTF-8 encodings.)"""
+    return min(names)
 
 
 def wants_scheduling(pod: dict) -> bool:
@@ -90,6 +85,7 @@ class Scheduler:
         self.store, self.events, self.clock = store, events, clock
         self.profile = registry.new_profile()
         self.cache = SchedulerCache(store)
+        self.memos = memo.Memos()
         # guard(obj, fn, *args): runs one pod's attempt; the control plane isolates failures per pod
         self.guard = lambda obj, fn, *args: fn(*args)
         # pod key -> (its resourceVersion, cache.version, message) of its last failed decision
@@ -98,9 +94,27 @@ class Scheduler:
     # -- deciding -------------------------------------------------------------------------
     def decide(self, pod: framework.PodInfo) -> Decision:
         """Run the filters in order over every node (a node leaves at its first failing filter),
-        score the nodes left, and pick the best."""
+        score the nodes left, and pick the best. Verdicts kept for the pod's shape are reused for
+        the nodes that did not change since (``memo``)."""
         nodes = self.cache.nodes()
-        rejected: dict[str, framework.Status] = {}
+        tie_key = ranking.tie_key_of(self.profile.score)
+        if self._memoisable():
+            kept = self.memos.get(pod)
+            kept.sync(self.cache, pod, nodes, self.evaluate, tie_key)
+            rejected, scores, ranked = dict(kept.rejected), dict(kept.scores), kept.ranking
+        else:
+            rejections, feasible, score_list = self.evaluate(pod, nodes)
+            rejected = {node.name: status for node, status in rejections}
+            scores = {node.name: score for node, score in zip(feasible, score_list, strict=True)}
+            ranked = ranking.Ranking.of(feasible, score_list, tie_key)
+        chosen = self.select_host(pod, ranked) if scores else None
+        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected, scores=scores,
+                        best=ranked.top_names(EXPLAIN_NODES))
+
+    def evaluate(self, pod: framework.PodInfo, nodes: list[framework.NodeInfo]
+                 ) -> tuple[framework.Rejections, list[framework.NodeInfo], list[float]]:
+        """The filters in order over ``nodes``, then the score of those left."""
+        rejections: framework.Rejections = []
         remaining = nodes
         for plugin in self.profile.filters:
             if not remaining:
@@ -108,27 +122,24 @@ class Scheduler:
             if plugin.pre_filter(pod) is framework.SKIP:
                 continue
             remaining, out = plugin.filter_all(pod, remaining)
-            for node, status in out:
-                rejected[node.name] = status
-        score_list = self.profile.score.score_all(pod, remaining) if remaining else []
-        chosen = self.select_host(pod, remaining, score_list) if remaining else None
-        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected,
-                        feasible=[node.name for node in remaining], score_list=score_list)
+            rejections.extend(out)
+        return rejections, remaining, self.profile.score.score_all(pod, remaining) if remaining else []
 
-    def select_host(self, pod: framework.PodInfo, feasible: list[framework.NodeInfo],
-                    scores: list[float]) -> str:
-        """The highest score wins; (near-)equal floats are settled exactly, then by tie_break."""
-        best = max(scores)
-        floor = best - NEAR_TIE * max(1.0, abs(best))
-        near = [feasible[i] for i, value in enumerate(scores) if value >= floor]
+    def _memoisable(self) -> bool:
+        return all(getattr(plugin, "SHAPE_ONLY", False) for plugin in (*self.profile.filters, self.profile.score))
+
+    def select_host(self, pod: framework.PodInfo, ranked: ranking.Ranking) -> str:
+        """The highest score wins; (near-)equal floats are settled exactly (once per group of
+        nodes that score the same), then by tie_break."""
+        best = ranked.best()
+        near = ranked.at_least(best - NEAR_TIE * max(1.0, abs(best)))
         if len(near) == 1:
-            return near[0].name
+            return tie_break(list(near[0][1]))      # one group: equal scores
         score = self.profile.score
-        values = (score.exact_scores(pod, near) if hasattr(score, "exact_scores")
-                  else [score.exact_score(pod, node) for node in near])
-        top = max({id(value): value for value in values}.values())     # equal figures share one value
-        return tie_break([node.name for node, value in zip(near, values, strict=True)
-                          if value is top or value == top])
+        values = [score.exact_score(pod, next(iter(group.values()))) for _, group in near]
+        top = max(values)
+        return tie_break([name for (_, group), value in zip(near, values, strict=True) if value == top
+                          for name in group])
 
     # -- acting ---------------------------------------------------------------------------
     def schedule(self, pod: dict) -> dict | None:

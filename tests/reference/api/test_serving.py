@@ -8,6 +8,7 @@ import json
 import socket
 import ssl
 import threading
+import time
 
 import pytest
 import requests
@@ -73,6 +74,9 @@ def open_watch(server) -> socket.socket:
 def test_more_watches_than_threads_and_the_server_still_answers(server):
     watches = [open_watch(server) for _ in range(THREADS * 4)]
     try:
+        deadline = time.monotonic() + TIMEOUT      # the loop registers a watch just after its head is sent
+        while server.hub.count() < THREADS * 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert server.hub.count() >= THREADS * 4
         created = requests.post(server.url + PODS, json={"apiVersion": "v1", "kind": "Pod",
                                 "metadata": {"name": "many"}, "spec": {"nodeName": "x", "containers": [{"name": "c"}]}},

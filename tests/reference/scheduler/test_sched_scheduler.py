@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import random
+import types
 
 from sched_helpers import node, pod
 
-from kube32.reference.scheduler import accounting, framework, resources
+from kube32.reference.scheduler import accounting, framework, ranking, resources
 from kube32.reference.scheduler.scheduler import ANNOTATION_DECISION
 
 
@@ -170,8 +171,10 @@ def test_the_decision_annotation_stays_small_on_a_large_cluster():
 
     statuses = {f"r{i:03d}": framework.Status(framework.Code.UNSCHEDULABLE, ["node(s) were not ready"],
                                               plugin="NodeReadiness") for i in range(40)}
-    feasible = [f"f{i:03d}" for i in range(40)]
-    decision = sched.Decision("f039", 80, statuses, feasible, [float(i) for i in range(40)])
+    feasible = [types.SimpleNamespace(name=f"f{i:03d}") for i in range(40)]
+    ranked = ranking.Ranking.of(feasible, [float(i) for i in range(40)], lambda node: node.name)
+    decision = sched.Decision("f039", 80, statuses, {n.name: float(i) for i, n in enumerate(feasible)},
+                              ranked.top_names(sched.EXPLAIN_NODES))
     out = decision.explain()
     assert len(out["nodes"]) == 2 * sched.EXPLAIN_NODES and out["omitted"] == 80 - 2 * sched.EXPLAIN_NODES
     assert out["rejectedBy"] == {"NodeReadiness": 40}

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 from sched_helpers import node, pod
 
-from kube32.reference.scheduler import framework, scheduler
+from kube32.reference.scheduler import framework, ranking, scheduler
 from kube32.reference.scheduler.plugins import free_share
 
 
@@ -56,5 +56,8 @@ def test_near_ties_are_settled_exactly(monkeypatch):
     p = framework.PodInfo.of(pod("p", requests={"memory": "30Ki", "esp32.io/gpio": "3"}))
     b = framework.NodeInfo.of(node("esp-b", memory="120Ki", gpio="4"))
     a = framework.NodeInfo.of(node("esp-a", memory="40Ki", gpio="12"))
-    assert s.select_host(p, [b, a], [50.0, 50.0 - 1e-12]) == "esp-a"
-    assert s.select_host(p, [b, a], [50.0, 49.0]) == "esp-b"
+    def pick(scores):
+        return s.select_host(p, ranking.Ranking.of([b, a], scores, s.profile.score.tie_key))
+
+    assert pick([50.0, 50.0 - 1e-12]) == "esp-a"
+    assert pick([50.0, 49.0]) == "esp-b"

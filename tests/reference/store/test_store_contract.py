@@ -177,8 +177,8 @@ def test_list_does_not_copy(store, monkeypatch):
     for i in range(50):
         store.create("pods", pod(f"p{i}", labels={"app": "web" if i % 10 == 0 else "other"}))
     calls = []
-    real = copy.deepcopy
-    monkeypatch.setattr(store_module.copy, "deepcopy", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = store_module.clone
+    monkeypatch.setattr(store_module, "clone", lambda *a, **k: calls.append(1) or real(*a, **k))
     items = store.list("pods", "default", selector={"app": "web"})
     everything = store.list("pods")
     assert len(items) == 5 and len(everything) == 50

@@ -418,9 +418,10 @@ def _(mp):
 
 @fault("sched-lowest-score-wins", breaks=["SCHED-SCORE-MEAN-AFTER-BIND"])
 def _(mp):
-    def select_host(self, pod, feasible, scores):
-        low = min(scores)
-        return sched.tie_break([n.name for n, s in zip(feasible, scores, strict=True) if s == low])
+    def select_host(self, pod, ranked):
+        low = min(score for score, _ in ranked.groups)
+        return sched.tie_break([name for (score, _), group in ranked.groups.items() if score == low
+                                for name in group])
     mp.setattr(sched.Scheduler, "select_host", select_host)
 
 

@@ -59,6 +59,7 @@ def evaluate(coeffs: tuple, amounts: tuple[int, ...]):
 
 class FreeShare:
     NAME = NAME
+    SHAPE_ONLY = True
 
     def score_all(self, pod: framework.PodInfo, nodes: list[framework.NodeInfo]) -> list[float]:
         amounts = demand(pod)
@@ -82,21 +83,12 @@ class FreeShare:
     def exact_score(self, pod: framework.PodInfo, node: framework.NodeInfo) -> Fraction:
         return evaluate(self._exact_coefficients(node), demand(pod))
 
-    def exact_scores(self, pod: framework.PodInfo, nodes: list[framework.NodeInfo]) -> list[Fraction]:
-        """``exact_score`` of each node. Nodes with the same free and total figures (identical boards
-        in the same accounting state) share one evaluation: the same Fraction object."""
-        amounts = demand(pod)
-        by_figures: dict[tuple[int, ...], Fraction] = {}
-        out = []
-        for node in nodes:
-            figures = node.derived.get(FIGURES)
-            if figures is None:
-                figures = node.derived[FIGURES] = (*(node.free[t] for t in TERMS), *(node.totals[t] for t in TERMS))
-            value = by_figures.get(figures)
-            if value is None:
-                value = by_figures[figures] = evaluate(self._exact_coefficients(node), amounts)
-            out.append(value)
-        return out
+    def tie_key(self, node: framework.NodeInfo) -> tuple[int, ...]:
+        """What the score reads of a node: nodes with equal keys score the same for any pod."""
+        figures = node.derived.get(FIGURES)
+        if figures is None:
+            figures = node.derived[FIGURES] = (*(node.free[t] for t in TERMS), *(node.totals[t] for t in TERMS))
+        return figures
 
     @staticmethod
     def _exact_coefficients(node: framework.NodeInfo) -> tuple:

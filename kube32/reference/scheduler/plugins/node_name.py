@@ -16,6 +16,7 @@ REASON = reasons.REASON_NODE_NAME
 
 class NodeName(framework.FilterPlugin):
     NAME = NAME
+    SHAPE_ONLY = True
 
     def pre_filter(self, pod):
         return None if pod.node_name else framework.SKIP

@@ -39,6 +39,7 @@ def check(node: dict) -> framework.Status | None:
 
 class NodeReadiness(framework.FilterPlugin):
     NAME = NAME
+    SHAPE_ONLY = True
 
     def filter_all(self, pod, nodes):
         passed, rejected = [], []

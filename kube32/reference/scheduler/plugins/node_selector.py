@@ -20,6 +20,7 @@ def required(pod: framework.PodInfo) -> tuple[tuple[str, str], ...]:
 
 class NodeSelector(framework.FilterPlugin):
     NAME = NAME
+    SHAPE_ONLY = True
 
     def pre_filter(self, pod):
         return None if required(pod) else framework.SKIP

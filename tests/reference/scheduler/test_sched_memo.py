@@ -1,0 +1,130 @@
+"""Verdicts kept per pod shape (``memo``) and the grouped pick (``ranking``) decide exactly as a
+full filter-and-score pass over every node does, after any mix of writes."""
+
+from __future__ import annotations
+
+import random
+import types
+
+from sched_helpers import node, pod
+
+from kube32.reference.scheduler import framework, ranking, registry
+from kube32.reference.scheduler import scheduler as sched
+
+PROBES = [
+    pod("probe-small", requests={"memory": "1Ki"}),
+    pod("probe-selector", requests={"memory": "30Ki", "esp32.io/gpio": "2"}, selector={"board": "s3"}),
+    pod("probe-psram", requests={"memory": "10Ki", "esp32.io/psram": "1Mi"}),
+    pod("probe-large", requests={"memory": "150Ki", "esp32.io/gpio": "6"}),
+    pod("probe-named", node_name="n1"),
+]
+
+
+def full_pass(scheduler, pod_info) -> sched.Decision:
+    """The decision with nothing kept: every filter and the score over every node."""
+    memoisable = scheduler._memoisable
+    scheduler._memoisable = lambda: False
+    try:
+        return scheduler.decide(pod_info)
+    finally:
+        scheduler._memoisable = memoisable
+
+
+def same(a: sched.Decision, b: sched.Decision) -> bool:
+    return (a.node, a.total_nodes, a.rejected, a.scores, a.explain()) == \
+           (b.node, b.total_nodes, b.rejected, b.scores, b.explain())
+
+
+def test_kept_verdicts_equal_a_full_pass_after_random_writes(cp):
+    rnd = random.Random(14)
+    boards = [("200Ki", "8"), ("200Ki", "8"), ("120Ki", "4"), ("400Ki", "12")]   # identical ones tie
+    names: list[str] = []
+
+    def new_node(i: int) -> None:
+        memory, gpio = rnd.choice(boards)
+        n = node(f"n{i}", memory=memory, gpio=gpio, labels={"board": rnd.choice(["s3", "c3"])},
+                 extra={"esp32.io/psram": rnd.choice(["0", "2Mi"])})
+        status = n.pop("status")
+        created = cp.store.create("nodes", n)
+        created["status"] = status
+        cp.store.update("nodes", created)
+        names.append(f"n{i}")
+
+    for i in range(8):
+        new_node(i)
+    for step in range(400):
+        action = rnd.choice(["create"] * 4 + ["finish", "delete", "node", "label", "ready", "add", "remove"])
+        pods = cp.store.list("pods")
+        if action == "create":
+            template = rnd.choice(PROBES[:4])
+            with cp.store.lock:
+                created = cp.store.create("pods", {**template, "metadata": {"name": f"p{step}", "namespace": "default"}})
+                cp.scheduler.schedule(created)
+        elif action in ("finish", "delete") and pods:
+            name = rnd.choice(pods)["metadata"]["name"]
+            if action == "delete":
+                cp.store.delete("pods", "default", name)
+            else:
+                p = cp.store.get("pods", "default", name)
+                p.setdefault("status", {})["phase"] = "Succeeded"
+                cp.store.update("pods", p)
+        elif action in ("node", "label", "ready") and names:
+            n = cp.store.get("nodes", "", rnd.choice(names))
+            if action == "node":
+                memory, gpio = rnd.choice(boards)
+                n["status"]["allocatable"].update({"memory": memory, "esp32.io/gpio": gpio})
+            elif action == "label":
+                n["metadata"]["labels"]["board"] = rnd.choice(["s3", "c3"])
+            else:
+                n["status"]["conditions"][0]["status"] = rnd.choice(["True", "False"])
+            cp.store.update("nodes", n)
+        elif action == "add":
+            new_node(100 + step)
+        elif action == "remove" and len(names) > 2:
+            cp.store.delete("nodes", "", names.pop(rnd.randrange(len(names))))
+        with cp.store.lock:
+            for probe in PROBES:
+                info = framework.PodInfo.of(probe)
+                kept, fresh = cp.scheduler.decide(info), full_pass(cp.scheduler, info)
+                assert same(kept, fresh), (step, action, probe["metadata"]["name"])
+    assert cp.scheduler.cache.epoch > 1      # nodes came and went, and the change log was cut
+
+
+def test_a_plugin_that_reads_more_than_the_shape_is_not_kept(cp, monkeypatch):
+    """Two pods of one shape that an extra filter tells apart get their own verdicts."""
+    class ByName(framework.FilterPlugin):
+        NAME = "ByName"
+
+        def filter_all(self, pod_info, nodes):
+            status = framework.unresolvable(self.NAME, "node(s) did not match the pod's name")
+            ok = [n for n in nodes if n.name.endswith(pod_info.name[-1])]
+            return ok, [(n, status) for n in nodes if n not in ok]
+
+    monkeypatch.setattr(registry, "FILTERS", (*registry.FILTERS, ByName))
+    scheduler = sched.Scheduler(cp.store, cp.events, cp.clock)
+    for name in ("node-a", "node-b"):
+        n = node(name)
+        status = n.pop("status")
+        created = cp.store.create("nodes", n)
+        created["status"] = status
+        cp.store.update("nodes", created)
+    with cp.store.lock:
+        assert scheduler.decide(framework.PodInfo.of(pod("pod-a"))).node == "node-a"
+        assert scheduler.decide(framework.PodInfo.of(pod("pod-b"))).node == "node-b"
+
+
+def test_top_names_equal_a_full_sort():
+    rnd = random.Random(3)
+    for _ in range(200):
+        count = rnd.randint(0, 40)
+        nodes = [types.SimpleNamespace(name=f"n{rnd.randint(0, 999):03d}-{i}") for i in range(count)]
+        scores = [float(rnd.choice([10, 20, 20, 30, 45.5])) for _ in nodes]
+        ranked = ranking.Ranking.of(nodes, scores, lambda n: rnd.randint(0, 2))
+        expected = sorted(zip(scores, (n.name for n in nodes), strict=True), key=lambda sn: (-sn[0], sn[1]))
+        assert sorted(ranked.top_names(10)) == sorted(name for _, name in expected[:10])
+        for n in nodes[: count // 2]:
+            ranked.remove(n.name)
+        rest = sorted(zip(scores[count // 2:], (n.name for n in nodes[count // 2:]), strict=True),
+                      key=lambda sn: (-sn[0], sn[1]))
+        assert len(ranked) == len(rest)
+        assert sorted(ranked.top_names(10)) == sorted(name for _, name in rest[:10])
