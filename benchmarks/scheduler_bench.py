@@ -6,7 +6,9 @@ every node ties and the tie is settled exactly), the cost of one decision (filte
 to the cost of one plain Python pass over the same node list measured in the same run, and the
 ratio. Each node carries two Running pods already in its report, so a decision that scanned pods
 per node or re-parsed quantities would show up in the ratio. Also printed: the decision plus its
-explanation annotation (JSON of every node's verdict), and a pass that parses each node's memory.
+explanation annotation (JSON of every node's verdict), a full pass (nothing kept from the decision
+before: what a pod of a new shape costs; the old code's only kind), and a pass that parses each
+node's memory.
 
 Target (issue 4): at 1,000 nodes a decision costs at most ~5x the plain pass, growing linearly;
 identical boards (issue 14) cost no more than distinct ones. ``--baseline REF`` runs the same script
@@ -86,8 +88,14 @@ def measure(n_nodes: int, identical: bool = False) -> dict[str, float]:
     def decision_explained() -> None:
         json.dumps(scheduler.decide(pod).explain())
 
+    def full_pass() -> None:       # nothing kept from the last decision (issue 14's memo)
+        if hasattr(scheduler, "memos"):
+            scheduler.memos = type(scheduler.memos)()
+        scheduler.decide(pod)
+
     return {"plain": per_call(plain_pass, number),
             "decision": per_call(lambda: scheduler.decide(pod), number),
+            "full": per_call(full_pass, number),
             "explained": per_call(decision_explained, number),
             "parsing": per_call(parsing_pass, number)}
 
@@ -97,13 +105,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="REF", help="then run the same on commit REF")
     args = ap.parse_args(argv)
     print(f"{'boards':>9} {'nodes':>6} {'plain pass':>12} {'decision':>12} {'ratio':>6} "
-          f"{'+annotation':>12} {'ratio':>6} {'parse pass':>12}   ({os.environ.get('KUBE32_TREE') or 'this checkout'})")
+          f"{'+annotation':>12} {'ratio':>6} {'full pass':>12} {'ratio':>6} {'parse pass':>12}"
+          f"   ({os.environ.get('KUBE32_TREE') or 'this checkout'})")
     for identical in (False, True):
         for n in SIZES:
             r = measure(n, identical)
             print(f"{'identical' if identical else 'distinct':>9} {n:>6} {r['plain'] * 1e6:>10.1f}us "
                   f"{r['decision'] * 1e6:>10.1f}us {r['decision'] / r['plain']:>5.1f}x "
-                  f"{r['explained'] * 1e6:>10.1f}us {r['explained'] / r['plain']:>5.1f}x {r['parsing'] * 1e6:>10.1f}us")
+                  f"{r['explained'] * 1e6:>10.1f}us {r['explained'] / r['plain']:>5.1f}x "
+                  f"{r['full'] * 1e6:>10.1f}us {r['full'] / r['plain']:>5.1f}x {r['parsing'] * 1e6:>10.1f}us")
     if args.baseline:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import _servers
