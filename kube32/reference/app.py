@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
@@ -11,6 +12,7 @@ from kube32.reference import errors
 from kube32.reference.api import debug, discovery, openapi, printers, resources
 from kube32.reference.config import Config
 from kube32.reference.controlplane import ControlPlane
+from kube32.spec import validate
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +24,8 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
     """Build the API server. The control plane's loops are NOT started here: ``serve`` (or the
     caller) starts them with ``app.extensions["kube32"].start()``."""
     config = config or Config()
+    # the schema checks compile in the background (once per process), not in the first writes
+    threading.Thread(target=validate.prepare, name="kube32-schemas", daemon=True).start()
     app = Flask(__name__)
     app.json.sort_keys = False
     app.json.compact = True

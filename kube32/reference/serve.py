@@ -21,7 +21,6 @@ from kube32.reference.app import create_app
 from kube32.reference.config import Config
 from kube32.reference.serving.http import HttpServer, bind
 from kube32.reference.serving.hub import WatchHub
-from kube32.spec import validate
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +47,6 @@ class RunningServer:
 def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None,
                     wrap: Callable | None = None) -> RunningServer:
     """Start the loops and the server; ``wrap(wsgi_app)`` may put middleware (auth) around the app."""
-    # the schema checks compile in the background (once per process), not in the first writes
-    threading.Thread(target=validate.prepare, name="kube32-schemas", daemon=True).start()
     app = create_app(config)
     cp = app.extensions["kube32"]
     host, port = config.host_port
