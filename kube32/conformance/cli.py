@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from importlib import metadata
 
@@ -61,7 +62,7 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         with cluster:
-            serve(config, ssl_context=tls) if tls is not None else serve(config)
+            serve(config, ssl_context=tls, parent=os.getppid() if args.exit_with_parent else None)
     except StoreDamaged as exc:        # one line and status 2; --debug adds the traceback
         if args.debug:
             raise
@@ -101,6 +102,8 @@ def add_serve(sub) -> None:
     p.add_argument("--nodes-file", metavar="FILE", help="simulate the boards a YAML nodes file describes")
     p.add_argument("--stages", metavar="FILE", help="pod stages of the simulated boards (default: packaged)")
     p.add_argument("--kubeconfig", metavar="FILE", help="write a kubeconfig for this server to FILE")
+    p.add_argument("--exit-with-parent", action="store_true",
+                   help="stop when the process that started this one ends (for tools that run serve as a child)")
     from kube32.conformance import secure_serve
 
     secure_serve.add_flags(p)

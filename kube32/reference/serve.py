@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import ssl
 import threading
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from kube32.reference.serving.hub import WatchHub
 log = logging.getLogger(__name__)
 
 THREADS = 16          # requests only: watches live on the event loop, not in a thread
+PARENT_POLL = 1.0     # seconds between looks at whether the parent (serve --exit-with-parent) still runs
 
 
 @dataclasses.dataclass
@@ -63,13 +65,17 @@ def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None
     return RunningServer(url, app, cp, server, hub)
 
 
-def serve(config: Config, *, ssl_context: ssl.SSLContext | None = None) -> None:
-    """Run until interrupted."""
+def serve(config: Config, *, ssl_context: ssl.SSLContext | None = None, parent: int | None = None) -> None:
+    """Run until interrupted or, with ``parent`` (a pid), until that process has ended: a runner
+    killed with -9 must not leave its real-clock server ticking forever."""
     running = start_in_thread(config, ssl_context=ssl_context)
     log.info("kube32 reference listening on %s (profile %s, clock %s, data %s)",
              running.url, config.profile, config.clock, config.data_dir or "memory")
+    never = threading.Event()
     try:
-        threading.Event().wait()
+        while parent is None or os.getppid() == parent:
+            never.wait(None if parent is None else PARENT_POLL)
+        log.info("the process that started this server (pid %d) has ended; stopping", parent)
     except KeyboardInterrupt:
         pass
     finally:

@@ -1,43 +1,16 @@
-"""Helpers for the hostile-input tests: a ``serve`` child whose log goes to a file (a pipe nobody
-reads would fill), and one hostile request sent while another client keeps reading."""
+"""Helpers for the hostile-input tests: one hostile request sent while another client keeps reading."""
 
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 import threading
 import time
-from pathlib import Path
 
 import requests
-from integration_helpers import BOOT_TIMEOUT, Serve
 
 PROBE_PATH = "/api/v1/namespaces/default"
 PROBE_BOUND = 5.0        # seconds: "answered at all while the hostile request runs", not a speed target
 HOSTILE_TIMEOUT = 60.0   # a bound on waiting for the hostile answer itself
-
-
-class LoggedServe(Serve):
-    """``Serve`` with the child's output in ``log_path``."""
-
-    def __init__(self, *args: str, log_path: Path, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.log_path = log_path
-
-    def start(self) -> LoggedServe:
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + BOOT_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"serve exited with {self.proc.returncode}: {self.log_path.read_text()[-2000:]}")
-            try:
-                if requests.get(self.url + "/version", timeout=1).status_code == 200:
-                    return self
-            except requests.ConnectionError:
-                time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"serve did not answer on {self.url} within {BOOT_TIMEOUT} s")
 
 
 @dataclasses.dataclass

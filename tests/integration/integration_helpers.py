@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -31,13 +32,17 @@ def free_port() -> int:
 class Serve:
     """``python -m kube32.conformance serve`` as a subprocess (a real process on a real socket)."""
 
-    def __init__(self, *args: str, data_dir: str | None = None, port: int | None = None) -> None:
+    def __init__(self, *args: str, data_dir: str | None = None, port: int | None = None,
+                 log_path: Path | None = None) -> None:
         self.args = list(args)
         self.data_dir = data_dir
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
-        self.log = b""
+        # the child's output goes to a file (a pipe nobody reads fills up and blocks the server):
+        # ``log_path`` if given, else an anonymous temporary file that vanishes with this object
+        self.log_path = log_path
+        self._log = open(log_path, "ab+") if log_path else tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child
 
     def command(self) -> list[str]:
         cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", f"127.0.0.1:{self.port}", *self.args]
@@ -46,11 +51,11 @@ class Serve:
         return cmd
 
     def start(self) -> Serve:
-        self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + BOOT_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"serve exited with {self.proc.returncode}: {self.proc.stdout.read().decode()}")
+                raise RuntimeError(f"serve exited with {self.proc.returncode}: {self.output()[-2000:]}")
             try:
                 if requests.get(self.url + "/version", timeout=1).status_code == 200:
                     return self
@@ -58,6 +63,11 @@ class Serve:
                 time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"serve did not answer on {self.url} within {BOOT_TIMEOUT} s")
+
+    def output(self) -> str:
+        """What the child has written so far."""
+        self._log.flush()
+        return os.pread(self._log.fileno(), os.fstat(self._log.fileno()).st_size, 0).decode(errors="replace")
 
     def kill(self) -> None:
         """kill -9: no shutdown code runs."""

@@ -9,7 +9,8 @@ import json
 
 import pytest
 import requests
-from hostile import LoggedServe, assert_status, hostile
+from hostile import assert_status, hostile
+from integration_helpers import Serve
 
 PODS = "/api/v1/namespaces/default/pods"
 NODES = "/api/v1/nodes"
@@ -36,7 +37,7 @@ def deployment(name: str, replicas: object = 1) -> dict:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile")
-    srv = LoggedServe("--clock", "manual", data_dir=str(base / "data"), log_path=base / "serve.log").start()
+    srv = Serve("--clock", "manual", data_dir=str(base / "data"), log_path=base / "serve.log").start()
     yield srv
     srv.stop()
 

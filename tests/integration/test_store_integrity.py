@@ -13,7 +13,8 @@ import sys
 
 import pytest
 import requests
-from hostile import LoggedServe, hostile
+from hostile import hostile
+from integration_helpers import Serve
 
 from kube32.reference.clock import ManualClock
 from kube32.reference.controllers import namespace
@@ -122,7 +123,7 @@ def test_disk_full_names_the_cause_and_recovers(tmp_path):
         pytest.skip("mounting a small tmpfs needs root")
     server = None
     try:
-        server = LoggedServe("--clock", "manual", data_dir=str(mnt / "data"), log_path=tmp_path / "serve.log").start()
+        server = Serve("--clock", "manual", data_dir=str(mnt / "data"), log_path=tmp_path / "serve.log").start()
         filler = mnt / "filler"
         with open(filler, "wb", buffering=0) as f:   # take what is left of the 2 MiB but ~100 KiB
             try:
@@ -174,7 +175,7 @@ def test_namespace_deletion_cut_short_finishes_after_restart(tmp_path):
     for i in range(20):
         store.delete("pods", "doomed", f"p{i}")
     store.close()
-    server = LoggedServe("--clock", "manual", data_dir=str(data), log_path=tmp_path / "serve.log").start()
+    server = Serve("--clock", "manual", data_dir=str(data), log_path=tmp_path / "serve.log").start()
     try:
         assert requests.get(server.url + "/api/v1/namespaces/doomed", timeout=30).status_code == 404
         assert requests.get(server.url + "/api/v1/namespaces/doomed/pods", timeout=30).json()["items"] == []
@@ -183,7 +184,7 @@ def test_namespace_deletion_cut_short_finishes_after_restart(tmp_path):
 
 
 def test_namespace_delete_goes_terminating_then_away(tmp_path):
-    server = LoggedServe("--clock", "manual", log_path=tmp_path / "serve.log").start()
+    server = Serve("--clock", "manual", log_path=tmp_path / "serve.log").start()
     try:
         http = requests.Session()
         http.post(server.url + "/api/v1/namespaces",
@@ -203,7 +204,7 @@ def test_poison_deployment_across_a_restart(tmp_path):
     restarted server nor makes pods without end: the controller creates a bounded burst per pass."""
     data = tmp_path / "data"
     log = tmp_path / "serve.log"
-    first = LoggedServe("--clock", "manual", data_dir=str(data), log_path=log).start()
+    first = Serve("--clock", "manual", data_dir=str(data), log_path=log).start()
     poison = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "poison"},
               "spec": {"replicas": 2**70, "selector": {"matchLabels": {"app": "p"}},
                        "template": {"metadata": {"labels": {"app": "p"}},
@@ -218,7 +219,7 @@ def test_poison_deployment_across_a_restart(tmp_path):
     stored["spec"]["replicas"] = 2**70                 # as an older server would have stored it
     store.update("deployments.apps", stored)
     store.close()
-    second = LoggedServe("--clock", "manual", data_dir=str(data), log_path=log, port=first.port).start()
+    second = Serve("--clock", "manual", data_dir=str(data), log_path=log, port=first.port).start()
     try:
         out = hostile(second.url, "POST", "/debug/clock", json={"advance": 1.5})
         assert out.response.status_code == 200 and out.probes and out.worst_probe < 5
@@ -232,15 +233,15 @@ def test_poison_deployment_across_a_restart(tmp_path):
 def test_manual_clock_goes_on_after_a_restart(tmp_path):
     data = tmp_path / "data"
     log = tmp_path / "serve.log"
-    first = LoggedServe("--clock", "manual", "--clock-start", "1800000000.25", data_dir=str(data), log_path=log).start()
+    first = Serve("--clock", "manual", "--clock-start", "1800000000.25", data_dir=str(data), log_path=log).start()
     requests.post(first.url + "/debug/clock", json={"advance": 3600}, timeout=60).raise_for_status()
     first.kill()
-    second = LoggedServe("--clock", "manual", data_dir=str(data), log_path=log, port=first.port).start()
+    second = Serve("--clock", "manual", data_dir=str(data), log_path=log, port=first.port).start()
     try:
         assert requests.get(second.url + "/debug/clock", timeout=30).json()["epoch"] == 1800003600.25
     finally:
         second.stop()
-    third = LoggedServe("--clock", "manual", "--clock-start", "1700000000", data_dir=str(data), log_path=log,
+    third = Serve("--clock", "manual", "--clock-start", "1700000000", data_dir=str(data), log_path=log,
                         port=first.port).start()
     try:
         assert requests.get(third.url + "/debug/clock", timeout=30).json()["epoch"] == 1700000000

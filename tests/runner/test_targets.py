@@ -3,7 +3,11 @@ subprocess (manual clock, restartable), and on a plain HTTP URL (the packaged wh
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
+import time
 
 import pytest
 
@@ -66,3 +70,36 @@ def test_plain_url_target_disables_restart(features, pytester, tmp_path):
     assert got["NODE-RESTART-GRACE"] == "disabled"
     assert doc["target"]["clock"] == "manual"
 
+
+
+def test_a_killed_runner_leaves_no_server_behind(tmp_path):
+    """The process target's `serve` child stops when the runner that started it dies (kill -9 runs
+    no clean-up): a forgotten real-clock server would tick on and hold its port."""
+    script = textwrap.dedent(f'''
+        import os, sys
+        from kube32.conformance.targets.process import ServeProcess
+        from kube32.spec import profiles
+        server = ServeProcess(profiles.load("simulator"), clock="real", data_dir={str(tmp_path)!r})
+        server.start()
+        print(server.proc.pid, flush=True)
+        os.kill(os.getpid(), 9)
+    ''')
+    runner = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert runner.returncode == -9, runner.stderr
+    child = int(runner.stdout.split()[0])
+    deadline = time.monotonic() + 30          # a bound on waiting, not a speed target
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, 9)
+    assert not alive, "serve outlived the runner that started it"
+    assert "has ended; stopping" in (tmp_path / "serve.log").read_text()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ")[1][0] != "Z"      # an exited child not yet reaped is a zombie
+    except FileNotFoundError:
+        return False

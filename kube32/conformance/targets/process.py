@@ -32,7 +32,7 @@ def free_port() -> int:
 
 def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None) -> list[str]:
     cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", f"127.0.0.1:{port}",
-           "--data-dir", data_dir, "--profile", profile.name, "--clock", clock]
+           "--data-dir", data_dir, "--profile", profile.name, "--clock", clock, "--exit-with-parent"]
     if clock_start is not None:
         cmd += ["--clock-start", repr(clock_start)]
     base_profile = profiles.load(profile.name)
