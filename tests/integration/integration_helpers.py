@@ -33,11 +33,12 @@ class Serve:
     """``python -m kube32.conformance serve`` as a subprocess (a real process on a real socket)."""
 
     def __init__(self, *args: str, data_dir: str | None = None, port: int | None = None,
-                 log_path: Path | None = None) -> None:
+                 log_path: Path | None = None, https: bool = False, ca: Path | None = None) -> None:
         self.args = list(args)
         self.data_dir = data_dir
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if https else 'http'}://127.0.0.1:{self.port}"
+        self.ca = ca        # https: the CA the server's certificate is checked with (it may write it at start)
         self.proc: subprocess.Popen | None = None
         # the child's output goes to a file (a pipe nobody reads fills up and blocks the server):
         # ``log_path`` if given, else an anonymous temporary file that vanishes with this object
@@ -57,10 +58,12 @@ class Serve:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"serve exited with {self.proc.returncode}: {self.output()[-2000:]}")
             try:
-                if requests.get(self.url + "/version", timeout=1).status_code == 200:
+                if (self.ca is None or self.ca.exists()) and requests.get(
+                        self.url + "/version", timeout=1, verify=str(self.ca) if self.ca else True).status_code == 200:
                     return self
             except requests.ConnectionError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"serve did not answer on {self.url} within {BOOT_TIMEOUT} s")
 

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import requests
@@ -25,21 +24,7 @@ def secure(tmp_path_factory):
     args = ["--clock", "manual", "--tls-self-signed", str(d / "pki"), "--token-auth-file", str(d / "tokens.csv")]
     for node in NODES:
         args += ["--node-identity", node]
-    running = Serve(*args)
-    running.url = running.url.replace("http://", "https://")
-    proc = subprocess.Popen(running.command(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    running.proc = proc
-    deadline = time.monotonic() + 60
-    ca = d / "pki" / "ca.crt"
-    while True:
-        assert proc.poll() is None, proc.stdout.read().decode()
-        try:
-            if ca.exists() and requests.get(running.url + "/version", verify=str(ca), timeout=2).ok:
-                break
-        except requests.RequestException:
-            pass
-        assert time.monotonic() < deadline, "the https server did not answer"
-        time.sleep(0.2)
+    running = Serve(*args, https=True, ca=d / "pki" / "ca.crt").start()
     yield running, d / "pki"
     running.stop()
 
