@@ -1,12 +1,18 @@
 """Several rigs in parallel vs one: the real-time lifecycle + kubelet features on one short-timeout
 virtual rig, then on two (``run --rig A --rig B``: one pytest-xdist worker per rig), in the same run.
 
-    python -m benchmarks.rigs_parallel            # prints both wall times and the ratio
+    python -m benchmarks.rigs_parallel [--rounds N]   # wall times, the ratio, where the time went
+
+Besides the wall time it prints, per run, the scenario seconds each rig spent (from clauses.json) and
+the rest ("fixed": start-up, preflight, xdist workers, rig start, teardown), which does not shrink
+with more rigs; and the machine's load average, since the virtual boards share its cores.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -18,7 +24,7 @@ from tests.harness.rigrun import profile_args, short_rig
 SELECTION = "realtime or needs-real-kubelet"
 
 
-def run(rig_files: list[Path], report: Path) -> tuple[float, dict]:
+def run(rig_files: list[Path], report: Path) -> dict:
     cmd = [sys.executable, "-m", "kube32.conformance.cli", "run", "-q", "--report", str(report), "--tags", SELECTION,
            *profile_args()]
     for f in rig_files:
@@ -27,19 +33,39 @@ def run(rig_files: list[Path], report: Path) -> tuple[float, dict]:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
     elapsed = time.monotonic() - t0
     doc = json.loads((report / "clauses.json").read_text())
-    statuses = [s["status"] for c in doc["clauses"] for s in c["scenarios"]]
-    return elapsed, {"exit": proc.returncode, "scenarios": len(statuses),
-                     "passed": statuses.count("passed")}
+    seen: dict[str, dict] = {}
+    for clause in doc["clauses"]:
+        for s in clause["scenarios"]:
+            seen.setdefault(s["nodeid"], s)
+    per_rig: dict[str, float] = {}
+    for s in seen.values():
+        rig = Path(s["where"]["rig"]).parent.name
+        per_rig[rig] = per_rig.get(rig, 0.0) + s["duration"]
+    statuses = [s["status"] for s in seen.values()]
+    return {"wall": elapsed, "exit": proc.returncode, "scenarios": len(statuses), "passed": statuses.count("passed"),
+            "per_rig": per_rig, "fixed": elapsed - max(per_rig.values(), default=0.0)}
+
+
+def say(name: str, r: dict) -> str:
+    rigs = "  ".join(f"{rig}: {s:5.1f} s" for rig, s in sorted(r["per_rig"].items()))
+    return (f"{name}: {r['wall']:6.1f} s  (scenarios per rig: {rigs}; fixed {r['fixed']:4.1f} s)  "
+            f"exit {r['exit']}, {r['passed']}/{r['scenarios']} passed")
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=1, help="1-rig / 2-rig pairs, back to back")
+    args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="k32-rigs-bench-"))
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
     with short_rig(work / "a", prefix="a-") as a, short_rig(work / "b", prefix="b-") as b:
-        one, one_info = run([a.rig_path], work / "one")
-        two, two_info = run([a.rig_path, b.rig_path], work / "two")
-    print(f"one rig : {one:7.1f} s  {one_info}")
-    print(f"two rigs: {two:7.1f} s  {two_info}")
-    print(f"speed-up: {one / two:.2f}x")
+        for n in range(args.rounds):
+            one = run([a.rig_path], work / f"one-{n}")
+            two = run([a.rig_path, b.rig_path], work / f"two-{n}")
+            print(say("one rig ", one))
+            print(say("two rigs", two))
+            print(f"speed-up: {one['wall'] / two['wall']:.2f}x   "
+                  f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ import argcomplete
 from kube32.spec import profiles
 
 DISTRIBUTION = "kube32-conformance"
+# pytest plugins a run never uses: not loaded, so neither the run nor each of its xdist workers pays
+# their import (hypothesis + schemathesis alone cost 2-4 s of CPU per process)
+UNUSED_PLUGINS = ("cacheprovider", "labgrid", "hypothesispytest", "schemathesis", "benchmark", "anyio")
 
 
 def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: float | None) -> dict[str, float]:
@@ -148,8 +151,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.list:
         return _list(args)
-    argv = ["--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-p", "no:labgrid", "-o", "addopts=",
-            "--target", args.target, "--report", args.report, "-rfE", "--tb=short"]
+    argv = ["--pyargs", "kube32.conformance.bind", *[arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
+            "-o", "addopts=", "--target", args.target, "--report", args.report, "-rfE", "--tb=short"]
     # one line per scenario comes from the plugin; -q keeps pytest from repeating it
     argv += ["-q"] if not args.quiet else ["-qq"]
     if args.profile:
@@ -158,8 +161,9 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--profile-set", item]
     for rig in args.rig or []:
         argv += ["--rig", rig]
-    if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report
-        argv += ["-n", str(len(args.rig)), "--dist", "load"]
+    if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report; a rig that
+        # runs out of scenarios takes half of the queue of one that has some left (worksteal), so none idles
+        argv += ["-n", str(len(args.rig)), "--dist", "worksteal"]
     if args.token:
         argv += ["--token", args.token]
     for flag in ("kubeconfig", "context", "node_credentials"):

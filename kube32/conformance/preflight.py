@@ -20,23 +20,22 @@ import yaml
 from kube32.spec import catalogue as catalogue_mod
 
 # exit statuses of `kube32-conformance run` (0, 1 and 2-5 are pytest's and argparse's)
-USAGE = 2            # the command line is wrong (as argparse)
-UNREACHABLE = 10     # the target does not answer (refused, timed out, 502/503/504, not an API)
+USAGE = 2            # the command line is wrong (as argparse), or the --rig file is (as in `rig check`)
+UNREACHABLE = 10     # the target does not answer (refused, timed out, 502/503/504, not an API);
+                     # for --rig: a board's port does not open, a labgrid place cannot be had
 TLS = 11             # the TLS handshake with the target failed
 CREDENTIALS = 12     # the target refused the runner's credentials (401/403)
 DEVIATIONS = 13      # --deviations: missing, not YAML, wrong shape, or naming an unknown clause
 SELECTION = 14       # --area / --clause / --tags select no scenario
-RIG = 15             # --rig: the rig file is missing or invalid, or a board port cannot be opened
 EXIT_STATUSES = {
     0: "every selected scenario passed (deviations and disabled scenarios do not count)",
     1: "a scenario failed or is an error",
-    USAGE: "the command line is wrong",
-    UNREACHABLE: "the target is unreachable",
+    USAGE: "the command line is wrong, or the --rig file is missing or invalid",
+    UNREACHABLE: "the target is unreachable (with --rig: a board port does not open, a labgrid place is taken)",
     TLS: "TLS with the target failed",
     CREDENTIALS: "the target refused the credentials (--token)",
     DEVIATIONS: "the --deviations file is missing or invalid, or names an unknown clause",
     SELECTION: "--area/--clause/--tags select no scenario",
-    RIG: "the --rig file is missing or invalid",
 }
 PREFLIGHT_TIMEOUT = 10.0
 
@@ -119,11 +118,13 @@ def selection_problem(cat: catalogue_mod.Catalogue, patterns, areas) -> Problem 
 
 def selection(args) -> Problem | None:
     """Unknown areas or clauses, or a selection that leaves no scenario of the features to run."""
+    if not (args.clause or args.area or args.tags):
+        return None       # everything is selected (and a bad --rig file is answered without the catalogue)
     from kube32.conformance import suite
 
     cat = catalogue_mod.load()
     problem = selection_problem(cat, args.clause, args.area)
-    if problem is not None or not (args.clause or args.area or args.tags):
+    if problem is not None:
         return problem
     base = Path(args.features) if getattr(args, "features", None) else None
     chosen = suite.selection(cat, args.clause or (), args.area or (), args.tags, base=base)
@@ -136,12 +137,14 @@ def selection(args) -> Problem | None:
 
 # -- the rig file (helper checks live in kube32.harness) ------------------------------------------
 def rig(args) -> Problem | None:
+    """Every --rig file valid and its boards reachable, with the statuses ``rig check`` gives them
+    (bad file: USAGE; a port or a labgrid place that cannot be had: UNREACHABLE)."""
     if not getattr(args, "rig", None):
         return None
     from kube32.harness.cli import preflight as rig_preflight
 
-    message = rig_preflight(args.rig if isinstance(args.rig, list) else [args.rig])
-    return Problem(RIG, message) if message else None
+    found = rig_preflight(args.rig if isinstance(args.rig, list) else [args.rig])
+    return Problem(*found) if found else None
 
 
 # -- the target ------------------------------------------------------------------------------

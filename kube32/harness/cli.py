@@ -12,13 +12,14 @@ import argparse
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from . import monitor
 from .decode import parse_elf_args
-from .errors import FlashError, HarnessError
+from .errors import EXIT_BAD_INPUT, FlashError, HarnessError, exit_status
 from .rig import Rig
 
 
@@ -112,22 +113,34 @@ def one_line(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def preflight(rig_files: list[str]) -> str | None:
-    """Every rig file valid and every port openable? The one-line problem, or None (``run --rig``)."""
-    for path in rig_files:
+def preflight(rig_files: list[str]) -> tuple[int, str] | None:
+    """Every rig file valid and every port openable (all rigs at once)? ``(exit status, one line)`` of
+    the first rig's problem (``exit_status``: a bad file is 2, a rig that cannot be reached 10), or None
+    (``run --rig``)."""
+    def check(path: str) -> HarnessError | None:
         try:
             Rig.preflight(path)
         except HarnessError as exc:
-            return one_line(exc)
-    return None
+            return exc
+        return None
+
+    with ThreadPoolExecutor(max(1, len(rig_files)), thread_name_prefix="preflight") as pool:
+        problems = list(pool.map(check, rig_files))
+    exc = next((p for p in problems if p is not None), None)
+    return None if exc is None else (exit_status(exc), one_line(exc))
+
+
+def _fail(exc: HarnessError) -> int:
+    """Before any board is used: one line on stderr, the status of its kind."""
+    print(one_line(exc), file=sys.stderr)
+    return exit_status(exc)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     try:
         report = rig_check(args.rig_file, log_dir=args.log_dir)
     except HarnessError as exc:
-        print(one_line(exc), file=sys.stderr)
-        return 2
+        return _fail(exc)
     print(report.format())
     return 0 if report.ok else 1
 
@@ -140,10 +153,9 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
                     log_dir=args.log_dir)
     except monitor.FilterError as exc:
         print(f"rig monitor: --print-filter: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except HarnessError as exc:
-        print(one_line(exc), file=sys.stderr)
-        return 2
+        return _fail(exc)
     return 0
 
 
@@ -158,7 +170,7 @@ def _cmd_virtual(args: argparse.Namespace) -> int:
     if not args.control_plane and not args.api_url:
         print("rig virtual: --no-control-plane needs --api-url URL (the kube32 API the node boards join)",
               file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     overrides = {}
     for item in args.profile_set or []:
         key, _, value = item.partition("=")
@@ -191,15 +203,14 @@ def _cmd_flash(args: argparse.Namespace) -> int:
             if args.board not in rig.specs:
                 print(f"rig flash: no board {args.board!r} in {args.rig_file} (boards: {', '.join(rig.specs)})",
                       file=sys.stderr)
-                return 2
+                return EXIT_BAD_INPUT
             out = rig.flash(args.board, args.image, address=args.address, chip=args.chip, baud=args.baud,
                             connect_attempts=args.connect_attempts)
     except FlashError as exc:
         print(one_line(exc), file=sys.stderr)
         return 1
     except HarnessError as exc:
-        print(one_line(exc), file=sys.stderr)
-        return 2
+        return _fail(exc)
     print(out.rstrip())
     print(f"flashed {args.image} to board {args.board} at 0x{args.address:x}")
     return 0

@@ -11,13 +11,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .errors import HarnessError
+from .errors import BadInput
 
 DEFAULT_TOOLCHAIN_PREFIX = "xtensa-esp32-elf-"
 INSTALL_HINT = "pip install kube32-conformance[lab]"
 
 
-class DecoderError(HarnessError):
+class DecoderError(BadInput):
     """The ELF file or the toolchain's addr2line is missing."""
 
 

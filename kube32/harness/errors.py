@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from .console import Crash
 
+# exit statuses of the rig commands, the same in ``run --rig`` (kube32.conformance.preflight):
+# what the user wrote is wrong vs. the rig cannot be reached
+EXIT_BAD_INPUT = 2      # the command line or the rig file (missing, not YAML, a bad field)
+EXIT_UNREACHABLE = 10   # a board's port does not open, a labgrid place or its coordinator is not available
+
 
 class HarnessError(Exception):
     """Base class of harness errors."""
+
+
+class BadInput(HarnessError):
+    """What the user gave is wrong (the rig file, a command-line value): exit status EXIT_BAD_INPUT."""
 
 
 class StateError(HarnessError):
@@ -64,7 +73,7 @@ class FlashError(HarnessError):
     """esptool is missing or failed."""
 
 
-class RigFileError(HarnessError):
+class RigFileError(BadInput):
     """The rig file is invalid. ``problems`` lists ``field.path: message`` strings; the message is
     one line (``invalid rig file rig.yaml: boards.cp.url: required; ...``)."""
 
@@ -73,3 +82,8 @@ class RigFileError(HarnessError):
         self.problems = problems
         flat = ["; ".join(" ".join(p.split()) for p in problems)]
         super().__init__(f"invalid rig file {path}: {flat[0]}")
+
+
+def exit_status(exc: HarnessError) -> int:
+    """The CLI's exit status for a problem found before any board is used (see EXIT_*)."""
+    return EXIT_BAD_INPUT if isinstance(exc, BadInput) else EXIT_UNREACHABLE

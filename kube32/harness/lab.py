@@ -1,11 +1,14 @@
 """labgrid places: how a rig reaches boards that live on other hosts and are shared between people.
 
 A rig file may name labgrid places (labgrid >= 24, gRPC coordinator) for the whole rig or per board.
-``LabgridPlace`` drives labgrid's own client (``labgrid-client``, run as ``python -m
-labgrid.remote.client`` so it is the one installed with us): ``acquire`` the place, read its resources
-(``env``), ``release`` it. A board's serial port is the place's ``NetworkSerialPort`` (RFC2217, as
-ser2net on an exporter serves it); when the place has a power resource its reset, hold and release
-go through ``labgrid-client power cycle/off/on``, else through RTS/DTR as on a local port.
+``LabgridPlace`` speaks to the coordinator through labgrid's own client session
+(``labgrid.remote.client.ClientSession``, the one ``labgrid-client`` uses), kept open for the whole
+process on an event-loop thread of its own (``Coordinator``): ``acquire`` the place, read its
+resources (what ``labgrid-client env`` prints), ``release`` it — milliseconds each, where a
+``labgrid-client`` process costs a second or two of start-up. A board's serial port is the place's
+``NetworkSerialPort`` (RFC2217, as ser2net on an exporter serves it); when the place has a power
+resource its reset, hold and release go through ``labgrid-client power cycle/off/on`` (labgrid picks
+the driver for the resource class), else through RTS/DTR as on a local port.
 
 Every place acquired here is released on every exit path: ``release`` is called by ``Rig.close``
 (also on Ctrl-C, through pytest's session teardown), and an ``atexit`` hook releases what is left.
@@ -13,14 +16,14 @@ Every place acquired here is released on every exit path: ``release`` is called 
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-
-import yaml
 
 from .errors import HarnessError
 
@@ -54,6 +57,125 @@ class Resource:
     params: dict
 
 
+class Coordinator:
+    """One labgrid client session with a coordinator, shared by every place of this process.
+
+    labgrid's ``ClientSession`` is asyncio; it runs on a daemon thread's event loop and the rig's
+    threads hand it coroutines (``call``). The session follows the coordinator's place and resource
+    updates, so what it says about a place is current."""
+
+    _open: dict[str, Coordinator] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, address: str) -> None:
+        try:
+            from labgrid.remote.client import ClientSession
+            from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
+        except ImportError:
+            raise LabgridError(f"rig files with labgrid places need labgrid; run: {INSTALL_HINT}") from None
+        self.address = address
+        self.pb2 = pb2
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name=f"labgrid {address}", daemon=True).start()
+
+        async def start():
+            session = ClientSession(address, self.loop)
+            await session.start()
+            return session
+
+        try:
+            self.session = self.call(start(), f"cannot reach the labgrid coordinator at {address}")
+        except BaseException:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            raise
+
+    @property
+    def me(self) -> str:
+        """Who this process is to the coordinator ('host/user', as labgrid-client says it)."""
+        return f"{self.session.gethostname()}/{self.session.getuser()}"
+
+    @classmethod
+    def at(cls, address: str) -> Coordinator:
+        """The session with ``address`` (opened on first use)."""
+        with cls._lock:
+            known = cls._open.get(address)
+            if known is None or known.session.stopping.is_set():   # first use, or the coordinator restarted
+                cls._open[address] = cls(address)
+            return cls._open[address]
+
+    def close(self) -> None:
+        """End the session (the coordinator sees this client go) and its loop thread."""
+        with self._lock:
+            if self._open.get(self.address) is self:
+                del self._open[self.address]
+
+        async def stop():
+            await self.session.stop()
+            await self.session.close()
+
+        with contextlib.suppress(HarnessError):
+            self.call(stop(), "close", timeout=10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+    def call(self, coro, what: str, timeout: float = CLIENT_TIMEOUT):
+        """Run ``coro`` on the session's loop; labgrid's and gRPC's errors become one-line LabgridErrors."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except KeyboardInterrupt:
+            concurrent.futures.wait([future], timeout=10)   # let the request settle, so the caller knows
+            raise
+        except TimeoutError:
+            future.cancel()
+            raise LabgridError(f"{what}: no answer within {timeout:g} s") from None
+        except HarnessError:
+            raise
+        except Exception as exc:   # labgrid's UserError/ServerError, grpc.aio.AioRpcError
+            details = getattr(exc, "details", None)
+            why = details() if callable(details) else " ".join(str(a) for a in exc.args) or type(exc).__name__
+            raise LabgridError(f"{what}: {why}") from None
+
+    # -- what the rig and the tests ask of the coordinator ------------------------------------------
+    async def _place(self, ref: PlaceRef):
+        place = self.session.places.get(ref.place)
+        if place is None:
+            raise LabgridError(f"{ref}: no such place (places: {', '.join(sorted(self.session.places)) or 'none'})")
+        return place
+
+    async def _acquire(self, ref: PlaceRef) -> list[Resource]:
+        s = self.session
+        place = await self._place(ref)
+        if place.acquired:
+            raise LabgridError(f"{ref} is acquired by {place.acquired}")
+        s.check_matches(place)            # a match without a resource: the exporter is not there
+        await s.stub.AcquirePlace(self.pb2.AcquirePlaceRequest(placename=ref.place))
+        await s.sync_with_coordinator()
+        try:
+            config = s.get_target_config(await self._place(ref))    # what `labgrid-client env` prints
+        except BaseException:
+            await self._release(ref)
+            raise
+        return [Resource(cls, (args or {}).get("name", cls), dict(args or {}))
+                for entry in config["resources"] for cls, args in entry.items()]
+
+    async def _release(self, ref: PlaceRef) -> None:
+        await self.session.stub.ReleasePlace(self.pb2.ReleasePlaceRequest(placename=ref.place))
+        await self.session.sync_with_coordinator()
+
+    def acquire(self, ref: PlaceRef) -> list[Resource]:
+        """Acquire the place for this host/user; its resources."""
+        return self.call(self._acquire(ref), f"{ref}: acquire")
+
+    def release(self, ref: PlaceRef) -> None:
+        self.call(self._release(ref), f"{ref}: release")
+
+    def acquired_by(self, ref: PlaceRef) -> str | None:
+        """Who holds the place ('host/user'), or None when it is free."""
+        async def who():
+            return (await self._place(ref)).acquired
+        return self.call(who(), f"{ref}: show")
+
+
 _held: set[LabgridPlace] = set()
 _held_lock = threading.Lock()
 
@@ -67,7 +189,7 @@ class LabgridPlace:
         self.acquired = False
 
     def client(self, *args: str, timeout: float = CLIENT_TIMEOUT) -> str:
-        """Run labgrid-client against this place; its output, or a one-line ``LabgridError``."""
+        """Run labgrid-client against this place (for what labgrid's CLI does best: power drivers)."""
         cmd = [sys.executable, "-m", "labgrid.remote.client", "-x", self.ref.coordinator, "-p", self.ref.place, *args]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
@@ -82,18 +204,18 @@ class LabgridPlace:
         return proc.stdout
 
     def acquire(self) -> LabgridPlace:
-        self.client("acquire")
+        coordinator = Coordinator.at(self.ref.coordinator)
+        try:
+            self.resources = coordinator.acquire(self.ref)
+        except BaseException:
+            # interrupted (Ctrl-C) after the coordinator said yes: give it back, never someone else's
+            with contextlib.suppress(Exception):
+                if coordinator.acquired_by(self.ref) == coordinator.me:
+                    coordinator.release(self.ref)
+            raise
         self.acquired = True
         with _held_lock:
             _held.add(self)
-        try:
-            env = yaml.safe_load(self.client("env")) or {}
-            target = (env.get("targets") or {}).get(self.ref.place) or {}
-            self.resources = [Resource(cls, (args or {}).get("name", cls), dict(args or {}))
-                              for entry in target.get("resources") or [] for cls, args in entry.items()]
-        except BaseException:
-            self.release()
-            raise
         return self
 
     def release(self) -> None:
@@ -102,7 +224,7 @@ class LabgridPlace:
         self.acquired = False
         with _held_lock:
             _held.discard(self)
-        self.client("release")
+        Coordinator.at(self.ref.coordinator).release(self.ref)
 
     # --- what a board of this place uses ----------------------------------------------------------
 

@@ -11,15 +11,30 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from .board_console import BoardConsole, Mark
 from .decode import BacktraceDecoder
-from .errors import BoardCrashed, HarnessError, StateError
+from .errors import BadInput, BoardCrashed, HarnessError, StateError
 from .lab import LabgridPlace, LabgridPower, PlaceRef, coordinator_address
 from .resources import BoardSpec, SerialPort
 from .rig_file import RigFile, load_rig
+
+
+def _each(action, consoles) -> None:
+    """``action(console)`` for every console at once (an RFC2217 open or close waits ~0.3 s on its own
+    round trips); the first board's problem, in rig-file order, is raised after all have finished."""
+    consoles = list(consoles)
+    if len(consoles) <= 1:
+        for console in consoles:
+            action(console)
+        return
+    with ThreadPoolExecutor(len(consoles), thread_name_prefix="rig") as pool:
+        futures = [pool.submit(action, console) for console in consoles]
+    for future in futures:
+        future.result()
 
 
 @dataclass(frozen=True)
@@ -83,7 +98,7 @@ class Rig:
     def _build(self, log_dir, elves, toolchain_prefix, powers) -> None:
         unknown = sorted(set(elves or {}) - set(self.specs))
         if unknown:
-            raise HarnessError(f"--elf names no board of the rig: {', '.join(unknown)} "
+            raise BadInput(f"--elf names no board of the rig: {', '.join(unknown)} "
                                f"(boards: {', '.join(self.specs)})")
         decoders = {}
         for name, spec in self.specs.items():
@@ -109,8 +124,7 @@ class Rig:
         """Load the rig file and open every port (``kwargs``: ``elves``, ``toolchain_prefix``)."""
         rig = cls(load_rig(path), log_dir=log_dir, **kwargs)
         try:
-            for console in rig.consoles.values():
-                console.open()
+            _each(BoardConsole.open, rig.consoles.values())
         except BaseException:
             rig.close()
             raise
@@ -126,8 +140,7 @@ class Rig:
 
     def close(self) -> None:
         try:
-            for console in getattr(self, "consoles", {}).values():
-                console.close()
+            _each(BoardConsole.close, getattr(self, "consoles", {}).values())
         finally:
             self.release_places()
 

@@ -3,12 +3,14 @@
 ``Lab(workdir)`` starts the coordinator (gRPC, on a free port) and, per ``add_rig(name, vrig)``, exports
 the virtual rig's RFC2217 ports as ``NetworkSerialPort`` resources (group = place name, resource =
 board name) and creates a place of that name matching them, as a lab admin would with
-``labgrid-client create`` / ``add-match``. ``rig_file(name, vrig)`` writes the rig file that reaches the
-boards through the place instead of through URLs.
+``labgrid-client create`` / ``add-match`` (through the same labgrid client session the rig uses, so
+no ``labgrid-client`` process start-up is paid per step). ``rig_file(name, vrig)`` writes the rig file
+that reaches the boards through the place instead of through URLs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -19,7 +21,15 @@ from pathlib import Path
 
 import yaml
 
+from kube32.harness.lab import Coordinator, PlaceRef
+
 EXPORTER = "k32-exporter"
+
+
+def session_pb2():
+    from labgrid.remote.generated import labgrid_coordinator_pb2
+
+    return labgrid_coordinator_pb2
 
 
 def free_port() -> int:
@@ -56,11 +66,25 @@ class Lab:
         (self.workdir / "exporter.yaml").write_text(yaml.safe_dump(self.exports))
         self._spawn("labgrid.remote.exporter", "-c", self.coordinator, "-n", EXPORTER, "--hostname", "127.0.0.1",
                     str(self.workdir / "exporter.yaml"), log="exporter.log")
+        pb2 = session_pb2()
         for name in rigs:
-            self.client(name, "create")
-            self.client(name, "add-match", f"{EXPORTER}/{name}/*")
+            self._admin(lambda stub, n=name: stub.AddPlace(pb2.AddPlaceRequest(name=n)), f"create {name}")
+            self._admin(lambda stub, n=name: stub.AddPlaceMatch(pb2.AddPlaceMatchRequest(
+                placename=n, pattern=f"{EXPORTER}/{n}/*")), f"add-match {name}")
         self._wait_resources(list(rigs))
         return self
+
+    @property
+    def session(self):
+        """labgrid's ClientSession with this lab's coordinator (the one the rigs of this process use)."""
+        return Coordinator.at(self.coordinator).session
+
+    def _admin(self, request, what: str) -> None:
+        """``request(stub)`` on the session's loop (gRPC calls are made there), then a sync."""
+        async def run():
+            await request(self.session.stub)
+            await self.session.sync_with_coordinator()
+        Coordinator.at(self.coordinator).call(run(), what)
 
     def client(self, place: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         proc = subprocess.run([sys.executable, "-m", "labgrid.remote.client", "-x", self.coordinator, "-p", place,
@@ -71,11 +95,7 @@ class Lab:
 
     def acquired_by(self, place: str) -> str | None:
         """Who holds the place ('host/user'), or None when it is free."""
-        for line in self.client(place, "show").stdout.splitlines():
-            if line.strip().startswith("acquired:"):
-                who = line.split(":", 1)[1].strip()
-                return None if who == "None" else who
-        raise AssertionError(f"labgrid-client show said nothing about place {place}")
+        return Coordinator.at(self.coordinator).acquired_by(PlaceRef(self.coordinator, place))
 
     def rig_file(self, name: str, vrig, path: Path) -> Path:
         """The virtual rig's rig file with its boards reached through labgrid place ``name``."""
@@ -101,19 +121,24 @@ class Lab:
 
     def _wait_resources(self, places: list[str], timeout: float = 60.0) -> None:
         """Until the exporter has announced every board (``show`` lists a resource per board)."""
+        async def announced() -> dict[str, set[str]]:
+            groups = self.session.resources.get(EXPORTER, {})
+            return {place: {name for name, r in groups.get(place, {}).items() if r.avail}
+                    for place in places}
+
         deadline = time.monotonic() + timeout
-        for place in places:
-            want = set(self.exports[place])
-            while True:
-                shown = self.client(place, "show").stdout
-                if all(f"/{place}/NetworkSerialPort/{board}" in shown for board in want):
-                    break
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the exporter did not announce {place}'s boards: {shown}\n"
-                                       f"{(self.workdir / 'exporter.log').read_text()[-2000:]}")
-                time.sleep(0.3)
+        while True:
+            shown = Coordinator.at(self.coordinator).call(announced(), "resources")
+            if all(set(self.exports[place]) <= shown[place] for place in places):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the exporter did not announce every board: {shown}\n"
+                                   f"{(self.workdir / 'exporter.log').read_text()[-2000:]}")
+            time.sleep(0.1)
 
     def stop(self) -> None:
+        with contextlib.suppress(Exception):   # the session goes first: the coordinator stops at once
+            Coordinator.at(self.coordinator).close()
         for proc in reversed(self.procs):
             proc.send_signal(signal.SIGINT)
         for proc in reversed(self.procs):

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kube32.conformance.cli import UNUSED_PLUGINS
 from kube32.harness.virtual.virtual_rig import VirtualRig
 
 # Short timing for CI; the control plane, the kubelets and the runner all get these numbers.
@@ -72,8 +73,8 @@ def run_suite(rig_path: Path, report: Path, *selection: str, features: Path | No
     if features is not None:
         env["KUBE32_FEATURES"] = str(features)
     report.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pytest", "--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-p", "no:labgrid",
-           "-q", "--target", f"rig:{rig_path}", *profile_args(), "--report", str(report), *selection]
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", "kube32.conformance.bind",
+           *[arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")], "-q", "--target", f"rig:{rig_path}", *profile_args(), "--report", str(report), *selection]
     proc = subprocess.run(cmd, cwd=report, env=env, capture_output=True, text=True, timeout=timeout)
     doc_path = report / "clauses.json"
     doc = json.loads(doc_path.read_text()) if doc_path.exists() else {}

@@ -1,5 +1,5 @@
-"""The rig from the command line: a bad rig file is one line and exit 2 before any scenario, in
-``run --rig`` exactly as in ``rig check``."""
+"""The rig from the command line: a bad rig file is one line and exit 2 before any scenario, a rig
+that cannot be reached one line and exit 10, in ``run --rig`` exactly as in ``rig check``."""
 
 from __future__ import annotations
 
@@ -19,28 +19,31 @@ def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    ("text", "problem"),
+    ("text", "problem", "status"),
     [
-        ("boards: [\n", "not valid YAML"),
+        ("boards: [\n", "not valid YAML", 2),
         (yaml.safe_dump({"boards": {"cp": {**CP, "role": "control-planet"}}}),
-         "boards.cp.role: must be one of control-plane, node (got 'control-planet')"),
+         "boards.cp.role: must be one of control-plane, node (got 'control-planet')", 2),
         (yaml.safe_dump({"boards": {"cp": CP, "node-a": {"role": "node", "node_name": "node-a"}}}),
-         "boards.node-a.url: required"),
+         "boards.node-a.url: required", 2),
         (yaml.safe_dump({"boards": {"cp": CP, "node-a": {"url": "/dev/ttyK32-missing", "role": "node",
                                                          "node_name": "node-a"}}}),
-         "board node-a: cannot open serial port /dev/ttyK32-missing: "),
+         "board node-a: cannot open serial port /dev/ttyK32-missing: ", 10),
     ],
     ids=["yaml", "bad-value", "missing-field", "missing-port"],
 )
-def test_a_bad_rig_is_one_line_in_run_as_in_rig_check(tmp_path, text, problem):
+def test_a_bad_rig_is_one_line_in_run_as_in_rig_check(tmp_path, text, problem, status):
+    """A bad file is bad input (2, as argparse's usage errors); a board that cannot be reached is an
+    unreachable target (10, as run says of a URL target that does not answer)."""
     rig = tmp_path / "rig.yaml"
     rig.write_text(text)
     run = cli("run", "--rig", str(rig), "--report", str(tmp_path / "report"))
     check = cli("rig", "check", str(rig))
-    assert run.returncode == 15 and check.returncode == 2, (run, check)   # 15: run's rig-file status
+    monitor = cli("rig", "monitor", str(rig), "--duration", "1")
+    assert run.returncode == check.returncode == monitor.returncode == status, (run, check, monitor)
     assert run.stdout == "" and len(run.stderr.splitlines()) == 1, run.stderr
     assert problem in run.stderr
-    assert run.stderr == check.stderr          # the same wording
+    assert run.stderr == check.stderr == monitor.stderr     # the same wording
     assert not (tmp_path / "report").exists()  # no scenario ran, no report was started
 
 
