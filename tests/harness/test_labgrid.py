@@ -1,6 +1,7 @@
 """Boards reached through a real labgrid lab on 127.0.0.1 (coordinator + exporter): the rig acquires
 the place, finds each board's serial port among its NetworkSerialPort resources, and gives the place
-back when it closes. The first test is the default run's smoke test; the rest run in ``tox -e lab``."""
+back when it closes. The default run's labgrid test is tests/harness/test_labgrid_parallel.py (one lab
+for two places); the lab tests here run in ``tox -e lab``."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def lab(tmp_path_factory):
             lab.stop()
 
 
+@pytest.mark.lab
 def test_a_rig_in_a_labgrid_place_is_acquired_checked_and_released(lab):
     lab, vrig, rig_file = lab
     assert lab.acquired_by("rig-a") is None

@@ -1,9 +1,12 @@
 """Two virtual rigs served by a real labgrid lab on 127.0.0.1 (coordinator + exporter, one place per
-rig): ``run --rig A.yaml --rig B.yaml`` runs the real-time lifecycle and kubelet features on both in
-parallel (one pytest-xdist worker per rig), writes one merged report naming each scenario's rig and
-boards, and gives both places back, also when interrupted with Ctrl-C (SIGINT) in the middle.
+rig): ``run --rig A.yaml --rig B.yaml`` runs lifecycle and kubelet features on both in parallel (one
+pytest-xdist worker per rig), writes one merged report naming each scenario's rig and boards, and
+gives both places back, also when interrupted with Ctrl-C (SIGINT) in the middle.
 
-Slow (two full real-time runs): ``tox -e lab`` runs it, the default test run does not.
+The default test run takes one scenario per rig (a real-time eviction that holds a board in reset, a
+kubelet's reported figures) and interrupts a second run as soon as its workers hold both places;
+``tox -e lab`` runs the whole real-time lifecycle + kubelet set, and interrupts it after its first
+verdict, the same way.
 """
 
 from __future__ import annotations
@@ -13,17 +16,21 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
+from kube32.harness.lab import Coordinator
+from kube32.harness.rig import Rig
 from tests.harness.labgrid_lab import Lab
 from tests.harness.rigrun import profile_args, scenario_results, short_rig
 
 pytest.importorskip("labgrid")
-pytestmark = pytest.mark.lab
 
-SELECTION = "realtime or needs-real-kubelet"
+REALTIME = ["--tags", "realtime or needs-real-kubelet"]
+# one scenario per rig: a real-time eviction that holds a board in reset, a kubelet's reported figures
+SUBSET = [*REALTIME, "--clause", "NODE-EVICT-NONPOSITIVE-SECONDS", "--clause", "KUBELET-REPORTS-INCLUDE-RUNNING-PODS"]
 
 
 @pytest.fixture(scope="module")
@@ -38,19 +45,19 @@ def two_rigs(tmp_path_factory):
             lab.stop()
 
 
-def run_cmd(files, report) -> list[str]:
-    cmd = [sys.executable, "-m", "kube32.conformance.cli", "run", "-q", "--report", str(report), "--tags", SELECTION]
+def run_cmd(files, report, selection) -> list[str]:
+    cmd = [sys.executable, "-m", "kube32.conformance.cli", "run", "-q", "--report", str(report), *selection]
     for f in files:
         cmd += ["--rig", str(f)]
     return cmd + profile_args()
 
 
-def test_two_labgrid_places_run_the_realtime_suite_in_parallel_into_one_report(two_rigs):
+def run_both(two_rigs, name: str, selection: list[str]) -> dict[str, dict]:
+    """Run the selection on both places; assert one merged, all-passed report over both rigs and both
+    places free again. The scenarios of clauses.json."""
     lab, files, workdir = two_rigs
-    report = workdir / "report"
-    t0 = time.monotonic()
-    proc = subprocess.run(run_cmd(files, report), capture_output=True, text=True, timeout=1200)
-    elapsed = time.monotonic() - t0
+    report = workdir / name
+    proc = subprocess.run(run_cmd(files, report, selection), capture_output=True, text=True, timeout=1200)
     out = proc.stdout + proc.stderr
     doc = json.loads((report / "clauses.json").read_text())
     scenarios = scenario_results(doc)
@@ -61,31 +68,99 @@ def test_two_labgrid_places_run_the_realtime_suite_in_parallel_into_one_report(t
     rigs = {s["where"]["rig"] for s in scenarios.values()}
     assert rigs == {str(f) for f in files}, rigs          # both rigs ran scenarios, one report
     for s in scenarios.values():
-        prefix = "a-" if s["where"]["rig"].endswith("rig-a.yaml") else "b-"
-        assert all(board.startswith(prefix) for board in s["where"]["boards"]), s["where"]
+        place = "rig-a" if s["where"]["rig"].endswith("rig-a.yaml") else "rig-b"
+        assert s["where"]["labgrid"] == [f"{place}@{lab.coordinator}"], s["where"]
+        assert all(board.startswith(place[-1] + "-") for board in s["where"]["boards"]), s["where"]
         assert set(s["logs"]) == set(s["where"]["boards"])
     assert proc.returncode == 0, out[-3000:]
     assert lab.acquired_by("rig-a") is None and lab.acquired_by("rig-b") is None
-    print(f"two rigs in parallel: {len(scenarios)} scenarios in {elapsed:.1f} s")
+    return scenarios
 
 
-def test_ctrl_c_in_the_middle_gives_both_places_back(two_rigs):
-    lab, files, workdir = two_rigs
-    report = workdir / "report-interrupted"
-    proc = subprocess.Popen(run_cmd(files, report), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)   # its own process group, as a terminal's Ctrl-C reaches
+def test_two_labgrid_places_run_scenarios_in_parallel_into_one_report_and_are_free_after_ctrl_c(two_rigs):
+    """One lab for the default run (its coordinator, exporter and rigs start once): a rig opened on a
+    place holds it and reaches the boards through its NetworkSerialPorts; ``run`` on both places runs
+    the subset in parallel into one report; a second run, interrupted with SIGINT in the middle, leaves
+    both places free."""
+    lab, files, _ = two_rigs
+    rig = Rig.open(files[0])
     try:
-        deadline = time.monotonic() + 300
-        while lab.acquired_by("rig-a") is None or lab.acquired_by("rig-b") is None:
-            assert proc.poll() is None and time.monotonic() < deadline, "the run never held both places"
-            time.sleep(1)
-        time.sleep(5)                                   # in the middle of scenarios
+        assert lab.acquired_by("rig-a") == Coordinator.at(lab.coordinator).me and lab.acquired_by("rig-b") is None
+        assert all(spec.port.url.startswith("rfc2217://127.0.0.1:") for spec in rig.specs.values())
+    finally:
+        rig.close()
+    assert lab.acquired_by("rig-a") is None
+
+    scenarios = run_both(two_rigs, "report-subset", SUBSET)
+    assert set(scenarios) == {"a toleration of zero seconds",
+                              "a pod claiming 2 pins, PSRAM and memory lowers every reported figure"}
+
+    interrupt_in_the_middle(two_rigs, SUBSET, after_verdict=False)
+
+
+def held_by_the_workers(lab, places: tuple[str, ...]) -> threading.Event:
+    """Set once every place has been taken, given back (the run's preflight) and taken again (its
+    xdist workers, for their scenarios): the coordinator's place updates, followed every 50 ms."""
+    seen = {place: [None] for place in places}
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for place in places:
+                holder = lab.acquired_by(place)
+                if holder != seen[place][-1]:
+                    seen[place].append(holder)
+            if all(sum(h is not None for h in hist) >= 2 for hist in seen.values()):
+                done.set()
+            time.sleep(0.05)
+
+    threading.Thread(target=watch, daemon=True).start()
+    return done
+
+
+def interrupt_in_the_middle(two_rigs, selection, *, after_verdict: bool) -> None:
+    """SIGINT to the run's process group (as a terminal's Ctrl-C) in the middle of the run — once its
+    workers hold both places, or once the first scenario has ended (``after_verdict``): the run
+    stops, both places are free."""
+    lab, files, workdir = two_rigs
+    held = held_by_the_workers(lab, ("rig-a", "rig-b"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}   # as in CI: the run flushes
+    proc = subprocess.Popen(run_cmd(files, workdir / "report-interrupted", selection), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
+    lines: list[str] = []
+    first_verdict = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith(("PASSED", "FAILED", "ERROR")):
+                first_verdict.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert held.wait(300) and (not after_verdict or first_verdict.wait(300)), "".join(lines)[-3000:]
+        assert lab.acquired_by("rig-a") and lab.acquired_by("rig-b"), "".join(lines)[-3000:]
         os.killpg(proc.pid, signal.SIGINT)
-        out, _ = proc.communicate(timeout=300)
+        proc.wait(timeout=300)
+        reader.join(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode != 0, out[-2000:]
+    out = "".join(lines)
+    assert proc.returncode == 2, out[-2000:]      # pytest's "interrupted": it stopped in the middle
     assert lab.acquired_by("rig-a") is None, out[-3000:]
     assert lab.acquired_by("rig-b") is None, out[-3000:]
+
+
+@pytest.mark.lab
+def test_two_labgrid_places_run_the_realtime_suite_in_parallel_into_one_report(two_rigs):
+    t0 = time.monotonic()
+    scenarios = run_both(two_rigs, "report-all", REALTIME)
+    print(f"two rigs in parallel: {len(scenarios)} scenarios in {time.monotonic() - t0:.1f} s")
+
+
+@pytest.mark.lab
+def test_ctrl_c_in_the_middle_of_the_realtime_suite_gives_both_places_back(two_rigs):
+    interrupt_in_the_middle(two_rigs, REALTIME, after_verdict=True)

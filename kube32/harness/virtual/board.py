@@ -71,6 +71,7 @@ class VirtualBoard:
         self._cpu: threading.Thread | None = None
         self._supervisor: threading.Thread | None = None
         self._closed = False
+        self.powered = True   # its supply (a PDU or USB hub port): off = silent, whatever the lines say
         self.disconnected = False
         self._client: object | None = None
         self.boots: list[tuple[int, str, bool]] = []  # (reset code, reason, download mode)
@@ -86,6 +87,20 @@ class VirtualBoard:
             self.state = "reset"
             self._schedule_boot_locked(POWERON, self.en_rc_delay)
         return self
+
+    def power(self, on: bool) -> None:
+        """Switch the board's supply, as a PDU outlet or a USB hub port would (labgrid's power drivers):
+        off halts it, silent; on boots it (POWERON_RESET after the EN delay) unless EN is held low."""
+        with self._cond:
+            if self._closed or bool(on) == self.powered:
+                return
+            self.powered = bool(on)
+            if not on:
+                self._halt_locked("off")
+                return
+            self.state = "reset"
+            if not self.en_low:
+                self._schedule_boot_locked(POWERON, self.en_rc_delay)
 
     def shutdown(self) -> None:
         """Power off for good: halt the firmware, stop the threads, unregister."""
@@ -133,7 +148,7 @@ class VirtualBoard:
                 self._dtr = bool(dtr)
             if rts is not None:
                 self._rts = bool(rts)
-            if self._closed:
+            if self._closed or not self.powered:
                 return
             if self.en_low:
                 if self.state != "reset":
