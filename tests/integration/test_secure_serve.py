@@ -78,6 +78,13 @@ def test_kubectl_over_https_with_the_admin_kubeconfig(secure, version, tmp_path)
     done = subprocess.run([binary, "--kubeconfig", str(pki / "node-node-a.kubeconfig"), "delete", "namespace",
                            "default"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode != 0 and "forbidden" in done.stderr
+    running, _ = secure
+    for token, ok in (("admin-token", True), ("viewer-token", False)):   # the static token file's users
+        done = subprocess.run([binary, "--kubeconfig", os.devnull, "--server", running.url, "--certificate-authority",
+                               str(pki / "ca.crt"), "--token", token, "get", "nodes"], capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert (done.returncode == 0) == ok, done.stderr
+        assert ok or 'User "viewer" cannot list resource "nodes"' in done.stderr
 
 
 def test_the_official_client_over_https(secure):
@@ -89,6 +96,14 @@ def test_the_official_client_over_https(secure):
     names = [n.metadata.name for n in client.CoreV1Api(api).list_namespace().items]
     assert "kube-node-lease" in names
     api.close()
+    node = config.new_client_from_config(config_file=str(pki / "node-node-a.kubeconfig"))
+    core = client.CoreV1Api(node)
+    assert core.list_node() is not None                   # a kubelet reads Nodes
+    with pytest.raises(client.ApiException) as refused:   # and writes no other node's
+        core.patch_node("node-b", {"metadata": {"labels": {"x": "y"}}})
+    assert refused.value.status == 403
+    assert 'User "system:node:node-a"' in json.loads(refused.value.body)["message"]
+    node.close()
 
 
 FAST_CLAUSE = "NODE-RECOVERY-CLEARS-TAINTS"   # fake kubelets renew their own Lease and report their own Node
