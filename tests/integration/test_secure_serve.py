@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import requests
@@ -202,3 +203,52 @@ def test_a_wildcard_listen_address_gets_a_certificate_for_this_machines_names(tm
     assert {socket.gethostname(), "localhost", "127.0.0.1"} <= names
     assert set(secure_serve.serving_names("0.0.0.0")) <= names
     assert secure_serve.serving_names("10.1.2.3") == ["10.1.2.3"]
+
+
+def wait_for_file(path, running: Serve, what: str):
+    deadline = time.monotonic() + 60        # a bound on waiting, not an assertion on time
+    while not path.exists():
+        assert running.proc.poll() is None and time.monotonic() < deadline, (what, running.output()[-2000:])
+        time.sleep(0.1)
+
+
+def test_simulated_boards_speak_as_their_nodes(tmp_path):
+    """serve --nodes 2 --tls-self-signed: each simulated board registers and renews with its own
+    node certificate; one board's kubeconfig may not write the other's Node."""
+    pki, kc = tmp_path / "pki", tmp_path / "admin.kubeconfig"
+    running = Serve("--nodes", "2", "--tls-self-signed", str(pki), "--kubeconfig", str(kc), https=True,
+                    ca=pki / "ca.crt").start()
+    try:
+        wait_for_file(kc, running, "the boards did not register")
+        ca, admin = str(pki / "ca.crt"), (str(pki / "admin.crt"), str(pki / "admin.key"))
+        nodes = requests.get(running.url + "/api/v1/nodes", verify=ca, cert=admin, timeout=10).json()["items"]
+        assert sorted(n["metadata"]["name"] for n in nodes) == ["node-0", "node-1"]
+        node_0 = (str(pki / "node-node-0.crt"), str(pki / "node-node-0.key"))
+        resp = requests.patch(running.url + "/api/v1/nodes/node-1", data="{}", verify=ca, cert=node_0, timeout=10,
+                              headers={"Content-Type": "application/merge-patch+json"})
+        assert resp.status_code == 403
+    finally:
+        running.stop()
+
+
+@pytest.mark.long
+def test_a_simulated_board_with_another_nodes_certificate_cannot_register(tmp_path):
+    """The proof that the boards above used their own certificates: node-1 holding node-0's is refused."""
+    from kube32.reference.auth import tls
+
+    pki = tmp_path / "pki"
+    tls.self_signed(pki, [], ["node-0", "node-1"])          # serve keeps what is there
+    for ext in ("crt", "key"):
+        (pki / f"node-node-1.{ext}").write_bytes((pki / f"node-node-0.{ext}").read_bytes())
+    running = Serve("--nodes", "2", "--tls-self-signed", str(pki), https=True, ca=pki / "ca.crt").start()
+    try:
+        deadline = time.monotonic() + 60
+        while "could not register" not in running.output():
+            assert time.monotonic() < deadline, running.output()[-2000:]
+            time.sleep(0.2)
+        assert 'node \\"node-0\\" is not allowed to create a node named \\"node-1\\"' in running.output()
+        resp = requests.get(running.url + "/api/v1/nodes/node-1", verify=str(pki / "ca.crt"),
+                            cert=(str(pki / "admin.crt"), str(pki / "admin.key")), timeout=10)
+        assert resp.status_code == 404
+    finally:
+        running.stop()
