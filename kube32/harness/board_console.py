@@ -21,7 +21,7 @@ import serial
 
 from . import flash as flash_tool
 from .console import Alarm, Crash, CrashDetector, Line, LineSplitter
-from .errors import BoardCrashed, BoardDisconnected, BoardTimeout, ResetNotSupported, StateError
+from .errors import BoardCrashed, BoardDisconnected, BoardTimeout, HarnessError, ResetNotSupported, StateError
 from .protocols import ConsoleProtocol, ResetProtocol
 from .resources import SerialPort
 
@@ -543,7 +543,11 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             self.close()
         try:
             out = flash_tool.write_flash(self.url, image, address=address, **kwargs)
-        finally:
-            if was_open:
-                self.open(expect_boot=True)
+        except BaseException:
+            if was_open:    # esptool's own problem is the one to tell, not a port it left busy
+                with contextlib.suppress(HarnessError):
+                    self.open(expect_boot=True)
+            raise
+        if was_open:
+            self.open(expect_boot=True)
         return out

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .board_console import BoardConsole, Mark
 from .decode import BacktraceDecoder
-from .errors import BadInput, BoardCrashed, HarnessError, StateError
+from .errors import BadInput, BoardCrashed, FlashError, HarnessError, StateError
 from .lab import LabgridPlace, LabgridPower, PlaceRef, coordinator_address
 from .resources import BoardSpec, SerialPort
 from .rig_file import RigFile, load_rig
@@ -185,7 +185,10 @@ class Rig:
         for name, spec in self.specs.items():
             if spec.flash is not None:
                 image, address, chip, baud = spec.flash
-                self.flash(name, image, address=address, chip=chip, baud=baud)
+                try:
+                    self.flash(name, image, address=address, chip=chip, baud=baud)
+                except FlashError as exc:
+                    raise FlashError(f"board {name}: flashing {image} before the run failed: {exc}") from exc
                 done.append(name)
         return done
 

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -30,6 +31,57 @@ def session_pb2():
     from labgrid.remote.generated import labgrid_coordinator_pb2
 
     return labgrid_coordinator_pb2
+
+
+def serial_port(url: str) -> dict:
+    """The exporter's NetworkSerialPort for an RFC2217 server's URL (as ser2net would serve a UART)."""
+    return {"cls": "NetworkSerialPort", "host": "127.0.0.1", "port": int(url.rsplit(":", 1)[1]), "speed": 115200,
+            "protocol": "rfc2217"}
+
+
+class PowerSwitch:
+    """A network power switch (PDU) for virtual boards on 127.0.0.1, speaking what labgrid's
+    ``simplerest`` power backend sends: ``GET /relay/<index>/<0|1>`` switches outlet ``index`` (the
+    board's supply, ``VirtualBoard.power``), ``GET /relay/<index>`` reads it. ``resource(i)`` is the
+    exporter's ``NetworkPowerPort`` for outlet ``i``; ``switched`` lists every (index, on) it did."""
+
+    def __init__(self, boards: list) -> None:
+        import http.server
+
+        switch = self
+        self.boards = boards
+        self.switched: list[tuple[int, bool]] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:   # noqa: N802 - http.server's name
+                parts = self.path.strip("/").split("/")
+                if len(parts) not in (2, 3) or parts[0] != "relay" or not parts[1].isdigit() \
+                        or int(parts[1]) >= len(switch.boards) or (len(parts) == 3 and parts[2] not in ("0", "1")):
+                    self.send_error(404)
+                    return
+                board = switch.boards[int(parts[1])]
+                if len(parts) == 3:
+                    switch.switched.append((int(parts[1]), parts[2] == "1"))
+                    board.power(parts[2] == "1")
+                body = b"1" if board.powered else b"0"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def resource(self, index: int) -> dict:
+        return {"cls": "NetworkPowerPort", "model": "simplerest", "index": index,
+                "host": f"http://127.0.0.1:{self.server.server_address[1]}/relay/{{index}}/{{value}}"}
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def free_port() -> int:
@@ -54,24 +106,23 @@ class Lab:
         self.procs.append(proc)
         return proc
 
-    def start(self, rigs: dict[str, object]) -> Lab:
-        """Coordinator, one exporter for every rig's boards, one place per rig."""
+    def start(self, rigs: dict[str, object], places: dict[str, dict] | None = None) -> Lab:
+        """Coordinator, one exporter for every rig's boards, one place per rig; ``places`` adds places
+        of hand-made resources (place -> {resource name: exporter params})."""
         self._spawn("labgrid.remote.coordinator", "-l", self.coordinator, log="coordinator.log")
         self._wait_port(self.coordinator)
         for name, vrig in rigs.items():
-            self.exports[name] = {board: {"cls": "NetworkSerialPort", "host": "127.0.0.1",
-                                          "port": int(server.url.rsplit(":", 1)[1]), "speed": 115200,
-                                          "protocol": "rfc2217"}
-                                  for board, server in vrig.servers.items()}
+            self.exports[name] = {board: serial_port(server.url) for board, server in vrig.servers.items()}
+        self.exports.update(places or {})
         (self.workdir / "exporter.yaml").write_text(yaml.safe_dump(self.exports))
         self._spawn("labgrid.remote.exporter", "-c", self.coordinator, "-n", EXPORTER, "--hostname", "127.0.0.1",
                     str(self.workdir / "exporter.yaml"), log="exporter.log")
         pb2 = session_pb2()
-        for name in rigs:
+        for name in self.exports:
             self._admin(lambda stub, n=name: stub.AddPlace(pb2.AddPlaceRequest(name=n)), f"create {name}")
             self._admin(lambda stub, n=name: stub.AddPlaceMatch(pb2.AddPlaceMatchRequest(
                 placename=n, pattern=f"{EXPORTER}/{n}/*")), f"add-match {name}")
-        self._wait_resources(list(rigs))
+        self._wait_resources(list(self.exports))
         return self
 
     @property

@@ -125,3 +125,42 @@ def test_a_board_with_a_power_switch_is_reset_held_and_released_through_it(make_
         assert power.calls == ["off", "on", "off", "on"]
     finally:
         console.close()
+
+
+def test_a_board_on_a_labgrid_power_switch_is_reset_held_and_released_through_labgrid(make_board, make_server,
+                                                                                       tmp_path):
+    """labgrid's power path end to end: the place has the board's NetworkSerialPort and a
+    NetworkPowerPort (labgrid's ``simplerest`` model) on a network power switch; the rig's reset is
+    ``labgrid-client power cycle`` (labgrid's NetworkPowerDriver -> HTTP -> the board's supply), hold
+    is power off and release power on — and the boots that causes are not taken for crashes."""
+    import yaml
+
+    from tests.harness.labgrid_lab import PowerSwitch, serial_port
+
+    board = make_board()
+    pdu = PowerSwitch([board])
+    lab = Lab(tmp_path / "lab").start({}, places={"bench-p": {board.name: serial_port(make_server(board).url),
+                                                               "outlet-1": pdu.resource(0)}})
+    try:
+        rig_file = tmp_path / "rig.yaml"
+        rig_file.write_text(yaml.safe_dump({
+            "labgrid": {"coordinator": lab.coordinator, "place": "bench-p"},
+            "boards": {"cp": {"url": "loop://", "role": "control-plane", "reset": "none",
+                              "api_url": {"fixed": "http://127.0.0.1:9"}},
+                       board.name: {"role": "node", "node_name": "node-p"}}}))
+        with Rig.open(rig_file) as rig:
+            console = rig.consoles[board.name]
+            mark = console.mark()
+            console.reset()
+            console.expect(r"rst:0x1 \(POWERON_RESET\)", 30, since=mark)
+            console.hold()
+            assert not board.powered and board.state == "off"
+            mark = console.mark()
+            console.release()
+            console.expect(r"main_task: Calling app_main", 30, since=mark)
+            console.check()          # power cycles the harness asked for are not "unexpected reboots"
+        assert pdu.switched == [(0, False), (0, True), (0, False), (0, True)]
+        assert lab.acquired_by("bench-p") is None
+    finally:
+        lab.stop()
+        pdu.stop()

@@ -96,8 +96,14 @@ class RigTarget(HttpTarget):
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
-        self.rig.flash_all()   # the rig file's flash: images, before the first scenario
-        self.url = self.rig.start(keep_going=True)
+        try:
+            self.rig.flash_all()   # the rig file's flash: images, before the first scenario
+            self.url = self.rig.start(keep_going=True)
+        except BaseException as exc:
+            self.rig.close()       # no scenario will use the rig: ports and labgrid places back now
+            if isinstance(exc, RigHarnessError):   # esptool failed, the control plane never came up:
+                raise errors.HarnessError(f"rig {self.rig_file}: {str(exc).splitlines()[0]}") from None
+            raise                                  # every scenario is an error saying so, none a failure
         for board, exc in self.rig.failed.items():   # scenarios that use it will say so; the rest run
             self.lost[board] = f"did not come up at the start of the run: {exc}"
         self.api.base_url = self.url.rstrip("/")
