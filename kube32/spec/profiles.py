@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from importlib import resources
 
 import yaml
@@ -41,6 +42,11 @@ class ProfileError(ValueError):
 
 
 def _read(name: str) -> dict:
+    return dict(_parsed(name))       # a copy: load() pops from it
+
+
+@functools.cache                     # a control plane per scenario reads the same files
+def _parsed(name: str) -> dict:
     path = resources.files("kube32.spec") / "profiles" / f"{name}.yaml"
     if not path.is_file():
         raise ProfileError(f"unknown timing profile {name!r}; known: {', '.join(NAMES)}")

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import json
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from importlib import resources
@@ -66,11 +67,21 @@ def _validators() -> dict[str, Draft202012Validator]:
     return validators
 
 
-@functools.cache
+_compiled: dict[str, Any] = {}
+_compiling = threading.Lock()
+
+
 def _fast_check(kind: str):
     """A compiled yes/no check (fastjsonschema: ~60x faster than walking the schema). Only when it
-    says no does jsonschema walk the object to name every violation."""
-    return fastjsonschema.compile(_schemas()[kind], use_default=False)  # never write defaults into the object
+    says no does jsonschema walk the object to name every violation. Compiled once per process:
+    threads that ask while it compiles wait for it."""
+    check = _compiled.get(kind)
+    if check is None:
+        with _compiling:
+            check = _compiled.get(kind)
+            if check is None:       # never write defaults into the object
+                check = _compiled[kind] = fastjsonschema.compile(_schemas()[kind], use_default=False)
+    return check
 
 
 def prepare() -> None:

@@ -36,8 +36,10 @@ class ReferenceTarget:
 
         overrides = {k: v for k, v in self.profile.as_dict().items() if k != "name"}
         overrides.update(self._timeout_overrides)
+        # no fsync: restarts here stop the server cleanly, and a power cut is no scenario's concern
+        # (the store's durability has its own tests); fsyncs would be most of a scenario's wall time
         return Config(data_dir=self._data_dir, listen="127.0.0.1:0", profile=self.profile.name,
-                      clock="manual", clock_start=start, overrides=overrides)
+                      clock="manual", clock_start=start, overrides=overrides, fsync=False)
 
     def _boot(self, start: float) -> None:
         from kube32.reference.serve import start_in_thread

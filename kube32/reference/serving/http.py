@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 OFFLOAD = "kube32.offload_stream"   # environ key: fn(stream) hands a stream to the loop (see Stream)
 PEER_CERT = "kube32.peer_cert"      # environ key: the TLS client certificate (None: none or plain HTTP)
+CLOSE_GRACE = 0.05                  # seconds stop() lets closing connections flush what they still send
 
 
 class Stream:
@@ -448,8 +449,15 @@ class HttpServer:
                 self._server.close()
             for conn in list(self.connections):
                 conn.close()
-            self.loop.call_later(0.05, self.loop.stop)
+            stop_when_closed(self.loop.time() + CLOSE_GRACE)
             done.set()
+
+        def stop_when_closed(deadline: float) -> None:
+            """Stop the loop once every connection has flushed and gone (at most CLOSE_GRACE)."""
+            if self.connections and self.loop.time() < deadline:
+                self.loop.call_later(0.002, stop_when_closed, deadline)
+            else:
+                self.loop.stop()
 
         self.call(shut)
         done.wait(timeout)

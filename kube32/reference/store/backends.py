@@ -103,7 +103,8 @@ class SqliteBackend:
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")   # commits append to the WAL; fsync below
+            # commits append to the WAL, fsynced below; without fsync SQLite syncs nothing either
+            self._db.execute("PRAGMA synchronous=NORMAL" if fsync else "PRAGMA synchronous=OFF")
             if existed:
                 problem = self._db.execute("PRAGMA quick_check").fetchone()[0]
                 if problem != "ok":
