@@ -5,6 +5,7 @@ bad requests answered and closed."""
 from __future__ import annotations
 
 import json
+import select
 import socket
 import ssl
 import threading
@@ -71,15 +72,25 @@ def open_watch(server) -> socket.socket:
     return s
 
 
+def _ended(watches: list[socket.socket]) -> list[bytes]:
+    """What the watches that ended (or carry an ERROR event) have said."""
+    said = []
+    for s in watches:
+        if select.select([s], [], [], 0)[0]:
+            data = s.recv(65536, socket.MSG_PEEK)
+            if not data or b"ERROR" in data or data.endswith(b"0\r\n\r\n"):
+                said.append(data)
+    return said
+
+
 def test_more_watches_than_threads_and_the_server_still_answers(server):
     watches = [open_watch(server) for _ in range(THREADS * 4)]
     try:
-        # the loop registers a watch just after its head is sent; on a machine at load 25 that took
-        # more than 10 s for the last of 64 (a bound on waiting, not a speed target)
-        deadline = time.monotonic() + TIMEOUT * 6
+        deadline = time.monotonic() + TIMEOUT      # a bound on waiting, not a speed target
         while server.hub.count() < THREADS * 4 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert server.hub.count() >= THREADS * 4
+        # once seen at 63 of 64 on a machine at load 25: say which watch went, and why, if it recurs
+        assert server.hub.count() >= THREADS * 4, _ended(watches)
         created = requests.post(server.url + PODS, json={"apiVersion": "v1", "kind": "Pod",
                                 "metadata": {"name": "many"}, "spec": {"nodeName": "x", "containers": [{"name": "c"}]}},
                                 timeout=TIMEOUT)
