@@ -161,6 +161,11 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--profile-set", item]
     for rig in args.rig or []:
         argv += ["--rig", rig]
+    if args.rig and args.jobs > len(args.rig):
+        print(f"kube32-conformance run: --jobs {args.jobs} with {len(args.rig)} --rig: scenarios run in "
+              "parallel one rig each (give as many --rig files as jobs); one rig's boards are not "
+              "spread over several scenarios at once", file=sys.stderr)
+        return preflight.USAGE
     if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report; a rig that
         # runs out of scenarios takes half of the queue of one that has some left (worksteal), so none idles
         argv += ["-n", str(len(args.rig)), "--dist", "worksteal"]
@@ -188,7 +193,8 @@ def _run(args: argparse.Namespace) -> int:
         os.environ["KUBE32_FEATURES"] = args.features
     if args.jobs > 1 and not (args.rig and len(args.rig) > 1):
         # scenarios in parallel, one target per worker (each builds its own from --target); one report
-        argv += ["-n", str(args.jobs), "--dist", "load"]
+        # (parallel.py: the workers' order, handed out one scenario at a time)
+        argv += ["-n", str(args.jobs), "--dist", "load", "--maxschedchunk", "1"]
     print(_estimate_line(args, "rig:" if args.rig else args.target), flush=True)
     code = int(pytest.main(argv + list(args.pytest_args or [])))
     return code
@@ -206,8 +212,11 @@ def _estimate_line(args: argparse.Namespace, target: str) -> str:
     profile = profiles.load(args.profile or ("hardware" if target.startswith("rig:") else "simulator"))
     chosen = [sc for sc, ok in suite.selection(catalogue.load(), args.clause or (), args.area or (), args.tags)
               if ok]
-    real = estimate.run_seconds(chosen, profile, manual=False, jobs=args.jobs)
-    manual = estimate.run_seconds(chosen, profile, manual=True, jobs=args.jobs)
+    # on a target the jobs share, scenarios with nodes run one at a time (parallel.py): nearly all
+    shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference")
+    alone = chosen if shared else ()
+    real = estimate.run_seconds(chosen, profile, manual=False, jobs=args.jobs, alone=alone)
+    manual = estimate.run_seconds(chosen, profile, manual=True, jobs=args.jobs, alone=alone)
     where = f"{len(chosen)} scenarios, profile {profile.name}, --jobs {args.jobs}"
     if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
         return f"kube32-conformance: {where}: {estimate.say(real)} on a real clock"

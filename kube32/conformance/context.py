@@ -29,7 +29,7 @@ HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real c
 
 class ScenarioContext:
     def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset(),
-                 heartbeat=None, judge: Judge | None = None) -> None:
+                 heartbeat=None, judge: Judge | None = None, before_nodes: Callable[[], None] | None = None) -> None:
         self.target = target
         self.api: ApiClient = target.api
         self.profile = target.profile
@@ -44,6 +44,7 @@ class ScenarioContext:
         self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
         self.notes: dict[str, Any] = {}          # scratch space for area steps
         self.tags = tags                         # the scenario's tags (rig boards read them)
+        self.before_nodes = before_nodes         # called before the first node (parallel.Turn.alone)
         self.judge = judge or Judge(())          # failed checks, by clause and level (levels.py)
         self.observations = Observations(target.clock, self.ns)   # what the report's timeline draws
         self.timings: list[dict] = []            # timing verdicts (kube32.conformance.timing.record)
@@ -82,6 +83,8 @@ class ScenarioContext:
     def add_kubelet(self, name: str, lease_duration: float | None = None) -> FakeKubelet:
         if name in self.kubelets:
             raise AssertionError(f"node {name!r} is already part of this scenario")
+        if self.before_nodes is not None:   # node names are cluster-wide: no other run's scenario may use them
+            self.before_nodes()
         # A target may play some nodes itself (a rig's boards); the rest are the runner's fake kubelets.
         board_node = getattr(self.target, "node_driver", None)
         kubelet = board_node(name, self, lease_duration=lease_duration) if board_node is not None else None

@@ -47,11 +47,15 @@ def scenario_seconds(steps, profile: Profile) -> float:
     return passed + age + STEP_COST * len(steps)
 
 
-def run_seconds(scenarios, profile: Profile, manual: bool, jobs: int = 1) -> float:
+def run_seconds(scenarios, profile: Profile, manual: bool, jobs: int = 1, alone=()) -> float:
+    """``alone``: those of ``scenarios`` that run one after another after the others (parallel.py)."""
+    jobs = max(jobs, 1)
+    together = [sc for sc in scenarios if sc not in alone]
     if manual:
-        return MANUAL_SCENARIO * len(scenarios) / max(jobs, 1)
-    each = [scenario_seconds(sc.steps, profile) for sc in scenarios]
-    return max(max(each, default=0.0), sum(each) / max(jobs, 1))
+        return MANUAL_SCENARIO * (len(together) / jobs + len(alone))
+    each = [scenario_seconds(sc.steps, profile) for sc in together]
+    return max(max(each, default=0.0), sum(each) / jobs) + sum(scenario_seconds(sc.steps, profile)
+                                                              for sc in alone)
 
 
 def say(seconds: float) -> str:

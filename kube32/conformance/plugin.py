@@ -7,14 +7,27 @@ Run the suite as plain pytest:  ``pytest --pyargs kube32.conformance.bind --targ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pkgutil
+import shutil
 import sys
+import tempfile
 import time
 
 import pytest
 
-from kube32.conformance import credentials, errors, explanation, kubeconfig, levels, preflight, steps, suite
+from kube32.conformance import (
+    credentials,
+    errors,
+    explanation,
+    kubeconfig,
+    levels,
+    parallel,
+    preflight,
+    steps,
+    suite,
+)
 from kube32.conformance.context import ScenarioContext, target_is_fresh
 from kube32.conformance.heartbeat import Heartbeat
 from kube32.conformance.reports import collector, terminal
@@ -28,6 +41,7 @@ VERDICT = pytest.StashKey[str]()
 SCENARIO_TARGET = pytest.StashKey[object]()   # the target a scenario ran on (board health, console logs)
 JUDGE = pytest.StashKey[levels.Judge]()          # the scenario's findings by clause and level
 LOGS_ATTR = "kube32_logs"                    # board consoles on a teardown report (survives xdist)
+LOCK_FILE = pytest.StashKey[str]()           # xdist controller: the run's lock file (parallel.turn)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -106,24 +120,40 @@ def pytest_configure(config: pytest.Config) -> None:
                                                     "profile": _profile(config).name}
     if not _is_worker(config):
         config.pluginmanager.register(Reporting(config), "kube32-reporting")
+    if getattr(config.option, "numprocesses", None) and not _is_worker(config):
+        lock_dir = tempfile.mkdtemp(prefix="kube32-run-")
+        config.stash[LOCK_FILE] = os.path.join(lock_dir, "scenarios.lock")
+        config.add_cleanup(lambda: shutil.rmtree(lock_dir, ignore_errors=True))
 
 
 def _is_scenario(item: pytest.Item) -> bool:
     return bool(item_clauses(item))
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The run's selection; in xdist workers also the order scenarios are handed out in (parallel.py)."""
     patterns = config.getoption("--clause")
     areas = set(config.getoption("--area"))
-    if not patterns and not areas:
-        return
-    cat = config.stash[collector.CATALOGUE]
-    keep, drop = [], []
-    for item in items:
-        (keep if suite.wanted(item_clauses(item), cat, patterns, areas) else drop).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    if patterns or areas:
+        cat = config.stash[collector.CATALOGUE]
+        keep, drop = [], []
+        for item in items:
+            (keep if suite.wanted(item_clauses(item), cat, patterns, areas) else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    if _is_worker(config):
+        profile = _profile(config)
+        items[:] = parallel.order(items, lambda i: parallel.item_seconds(i, profile),
+                                  lambda i: parallel.runs_alone(m.name for m in i.iter_markers()),
+                                  int(config.workerinput.get("workercount", 1)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist controller: every worker gets the run's lock file (scenarios that must run alone)."""
+    node.workerinput[parallel.LOCK_KEY] = node.config.stash[LOCK_FILE]
 
 
 # -- fixtures -----------------------------------------------------------------------------
@@ -175,7 +205,19 @@ def k32(request: pytest.FixtureRequest, k32_target):
     """The scenario context. Disables the scenario when the target lacks a needed capability."""
     target = k32_target
     request.node.stash[SCENARIO_TARGET] = target
-    target.begin_scenario()
+    tags = frozenset(m.name for m in request.node.iter_markers())
+    held = contextlib.ExitStack()
+    turn = None
+    lock = getattr(request.config, "workerinput", {}).get(parallel.LOCK_KEY)
+    if lock and getattr(target, "shared", False):    # other workers' scenarios use this target too
+        turn = parallel.Turn(lock)
+        held.callback(turn.close)
+        turn.alone() if target.clock.manual or parallel.runs_alone(tags) else turn.share()
+    try:
+        target.begin_scenario()
+    except BaseException:
+        held.close()
+        raise
     try:
         needs = sorted({m.name[len(NEEDS_PREFIX):] for m in request.node.iter_markers()
                         if m.name.startswith(NEEDS_PREFIX)})
@@ -185,27 +227,29 @@ def k32(request: pytest.FixtureRequest, k32_target):
             if "exclusive-nodes" in missing and getattr(target, "foreign_nodes", None):
                 reason += f" (foreign nodes present: {', '.join(target.foreign_nodes[:5])})"
             pytest.skip(f"disabled: {reason}")
-        tags = frozenset(m.name for m in request.node.iter_markers())
         judge = levels.Judge(item_clauses(request.node), levels.REFERENCE
                              if levels.SCENARIO_REFERENCE_TAG in tags else levels.DOCUMENT)
         request.node.stash[JUDGE] = judge
-        ctx = ScenarioContext(target, tags=tags, heartbeat=request.config.stash.get(HEARTBEAT, None), judge=judge)
+        ctx = ScenarioContext(target, tags=tags, heartbeat=request.config.stash.get(HEARTBEAT, None), judge=judge,
+                              before_nodes=turn.alone if turn is not None else None)
         prepare = getattr(target, "prepare_scenario", None)   # a rig parks boards the scenario must not see
         if prepare is not None:
             prepare(ctx)
     except BaseException:
-        target.end_scenario()
+        with held:
+            target.end_scenario()
         raise
     request.node.stash[collector.CONTEXT] = ctx
     yield ctx
     __tracebackhide__ = True
     ctx.close()
     problems = []
-    for step in ((lambda: None) if target_is_fresh(target) else ctx.cleanup, target.end_scenario):
-        try:
-            step()
-        except errors.HarnessError as exc:
-            problems.append(str(exc))
+    with held:
+        for step in ((lambda: None) if target_is_fresh(target) else ctx.cleanup, target.end_scenario):
+            try:
+                step()
+            except errors.HarnessError as exc:
+                problems.append(str(exc))
     if problems:
         raise errors.CleanupFailed("; ".join(problems))
 

@@ -1,4 +1,5 @@
-"""Step lint: every step line of every feature must match exactly ONE step definition.
+"""Step lint: every step line of every feature must match exactly ONE step definition, and a scenario
+that uses a step declaring capabilities (``steps._util.needs``) carries their ``@needs-`` tags.
 
 pytest-bdd silently picks one definition when two match a line (pytest-dev/pytest-bdd #449, #608),
 so an ambiguity is a bug that hides; an unmatched line fails only when its scenario runs.
@@ -17,12 +18,14 @@ from kube32.conformance import steps, suite
 
 @dataclasses.dataclass(frozen=True)
 class StepProblem:
-    kind: str          # "ambiguous" | "undefined"
+    kind: str          # "ambiguous" | "undefined" | "untagged-need"
     where: str
     text: str
     matches: tuple[str, ...] = ()
 
     def __str__(self) -> str:
+        if self.kind == "untagged-need":
+            return f"{self.kind}: {self.where}: {self.text!r} needs {', '.join(self.matches)} on its scenario"
         extra = f" (matched by {', '.join(self.matches)})" if self.matches else ""
         return f"{self.kind}: {self.where}: {self.text!r}{extra}"
 
@@ -39,13 +42,21 @@ def check(base=None) -> list[StepProblem]:
     defs = definitions()
     problems: list[StepProblem] = []
     seen: set[tuple[str, str]] = set()
+    matches: dict[tuple[str, str], list] = {}
     for sc in suite.scenarios(base):
         for step_type, text, line in sc.steps:
+            if (step_type, text) not in matches:
+                matches[step_type, text] = [d for d in defs
+                                            if d.type in (step_type, None) and d.parser.is_matching(text)]
+            matching = matches[step_type, text]
+            where = f"{sc.feature}:{line}"
+            missing = sorted({n for d in matching for n in getattr(d.step_func, "kube32_needs", ())} - set(sc.needs))
+            if missing:
+                problems.append(StepProblem("untagged-need", where, f"{step_type.capitalize()} {text}", tuple(
+                    f"@{suite.NEEDS_PREFIX}{n}" for n in missing)))
             if (step_type, text) in seen:
                 continue
             seen.add((step_type, text))
-            matching = [d for d in defs if d.type in (step_type, None) and d.parser.is_matching(text)]
-            where = f"{sc.feature}:{line}"
             names = tuple(sorted({f"{d.step_func.__module__}.{d.step_func.__name__}" for d in matching}))
             if not matching:
                 problems.append(StepProblem("undefined", where, f"{step_type.capitalize()} {text}"))

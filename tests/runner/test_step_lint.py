@@ -40,3 +40,16 @@ def test_two_matching_definitions_are_reported(tmp_path, monkeypatch):
 def test_clause_and_tag_check_passes():
     problems = suite.check()
     assert not problems, "\n".join(str(p) for p in problems)
+
+
+def test_a_step_that_needs_a_capability_needs_its_tag_on_the_scenario(tmp_path):
+    """The runner decides from the tags, before any step runs, which scenarios must be alone on a
+    shared target (parallel.py): a scenario restarting the control plane without @needs-restart is caught."""
+    restart = ('Feature: f\n  @clause-NODE-RESTART-GRACE{tags}\n  Scenario: s\n'
+               '    Given a kube32 control plane\n    When the control plane restarts\n')
+    (tmp_path / "x.feature").write_text(restart.format(tags=""))
+    problems = steplint.check(tmp_path)
+    assert [(p.kind, p.matches) for p in problems] == [("untagged-need", ("@needs-restart",))]
+    assert "needs @needs-restart" in str(problems[0])
+    (tmp_path / "x.feature").write_text(restart.format(tags=" @needs-restart"))
+    assert steplint.check(tmp_path) == []

@@ -11,6 +11,16 @@ from kube32.conformance.errors import ApiStatusError
 DEFAULT_IMAGE = "kube32/app:1"
 
 
+def needs(*capabilities: str):
+    """Declare that a step works only on targets with these capabilities (``@needs-<capability>``):
+    ``clauses --check`` fails a scenario that uses the step without the tags (the runner reads the
+    tags before any step runs: parallel.py runs such scenarios alone on a shared target)."""
+    def declare(func):
+        func.kube32_needs = frozenset(capabilities)
+        return func
+    return declare
+
+
 def rows(datatable: list[list[str]]) -> list[dict[str, str]]:
     """A datatable with a header row as a list of dicts (cells stripped)."""
     header, *body = datatable

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, when
 
+from kube32.conformance.steps._util import needs
+
 # Named durations: "When the <name> passes" reads the value from the target's timing profile.
 NAMED_DURATIONS = {
     "reconcile interval": "reconcile_interval",
@@ -48,6 +50,7 @@ def named_duration_passes(k32, name):
 
 
 @when("the control plane restarts")
+@needs("restart")
 def control_plane_restarts(k32):
     """Time steps after it count from the moment the restart began (the earliest a restarted
     control plane can start counting); on a real clock the restart's length joins the latency

@@ -18,7 +18,7 @@ from pytest_bdd import given, parsers, then, when
 from kube32.conformance import timing
 from kube32.conformance.errors import CapabilityMissing
 from kube32.conformance.steps import _judges
-from kube32.conformance.steps._util import rows, step
+from kube32.conformance.steps._util import needs, rows, step
 from kube32.conformance.steps.common import NAMED_DURATIONS
 from kube32.conformance.steps.events import events_about
 from kube32.conformance.steps.pods import get_pod
@@ -418,6 +418,7 @@ def daemonset_with_limited_toleration(k32, name, taint, seconds):
 # -- the simulator's timeout flags ----------------------------------------------------------------
 @given(parsers.re(r"the control plane runs with --not-ready-timeout (?P<not_ready>\d+(?:\.\d+)?) "
                   r"and --eviction-timeout (?P<eviction>\d+(?:\.\d+)?)"))
+@needs("restart")
 def runs_with_timeouts(k32, not_ready, eviction):
     """Restart the control plane on its data with these simulator flags (targets that can:
     ``restart_with_timeouts``; others report the scenario disabled)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pytest_bdd import then
 
-from kube32.conformance.steps._util import step
+from kube32.conformance.steps._util import needs, step
 from kube32.conformance.steps.events import events_about
 from kube32.conformance.steps.pods import get_pod
 
@@ -20,6 +20,7 @@ def _scheduled_condition(pod: dict) -> dict | None:
 
 
 @then(step('the PodScheduled condition of pod "{name}" says:'))
+@needs("exclusive-nodes")   # the scheduler weighs every node: another scenario's would count
 def scheduled_condition_says(k32, name, docstring):
     """The document names the condition's status and reason, not its message: the condition exists
     at document level; its message (upstream's copy of the FailedScheduling one) at reference level."""
@@ -35,6 +36,7 @@ def scheduled_condition_says(k32, name, docstring):
 
 
 @then(step('the FailedScheduling event about pod "{name}" names the pod and comes from "{component}"'))
+@needs("exclusive-nodes")
 def failed_scheduling_identity(k32, name, component):
     def check():
         pod = get_pod(k32, name)
@@ -58,6 +60,7 @@ def failed_scheduling_identity(k32, name, component):
 
 
 @then(step('pod "{name}" has one FailedScheduling event counted at least {times:d} times'))
+@needs("exclusive-nodes")
 def failed_scheduling_counted(k32, name, times):
     def check():
         events = events_about(k32, "Pod", k32.name(name), "FailedScheduling")

@@ -17,6 +17,7 @@ from kube32.spec.profiles import Profile
 
 class HttpTarget:
     name = "http"
+    shared = True    # one server for every runner process that names its URL (parallel.py)
 
     def __init__(self, url: str, profile: Profile, token: str | None = None, clock: str = "auto",
                  request_timeout: float | None = None, access=None) -> None:

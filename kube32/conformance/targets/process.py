@@ -21,7 +21,7 @@ from kube32.conformance.targets.http import HttpTarget
 from kube32.spec import profiles
 from kube32.spec.profiles import Profile
 
-BOOT_TIMEOUT = 30.0
+BOOT_TIMEOUT = 120.0   # a loaded machine starting one serve per --jobs worker at once is slow to import
 
 
 def free_port() -> int:
@@ -97,6 +97,7 @@ class ServeProcess:
 
 class ProcessTarget(HttpTarget):
     name = "process"
+    shared = False   # each runner process (xdist worker) starts its own
     # The reference finishes all work inside the request that caused it (creates schedule at once,
     # clock jumps run every due tick before answering): nothing to wait for on a manual clock.
     manual_settle = 0.0

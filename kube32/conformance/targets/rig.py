@@ -69,6 +69,7 @@ class RigClock(base.RealTargetClock):
 
 class RigTarget(HttpTarget):
     name = "rig"
+    shared = False   # one rig per runner process (xdist worker): its serial ports are that process's
 
     def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None, token: str | None = None,
                  access=None) -> None:

@@ -1,0 +1,123 @@
+"""``run --jobs N`` (kube32/conformance/parallel.py): the order scenarios are handed out in, and on a
+target the workers share, scenarios that must be alone never overlap another scenario."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from kube32.conformance import parallel
+from kube32.conformance.targets.process import ServeProcess
+from kube32.spec import profiles
+from tests.conftest import feature_dir, statuses
+
+
+def test_order_hands_out_longest_first_pairs_long_with_short_and_keeps_the_alone_ones_last():
+    seconds = {"a": 600, "b": 300, "c": 200, "d": 100, "e": 10, "f": 5, "x": 900, "y": 1}
+    alone = {"x", "y"}
+    got = parallel.order(list("yxfedcba"), seconds.get, alone.__contains__, workers=2)
+    # each of the 2 workers starts with a long one and holds a short one next; then longest first
+    assert got[:4] == ["a", "f", "b", "e"]
+    assert got[4:6] == ["c", "d"]
+    assert got[6:] == ["y", "x"]           # collection order among those that run alone
+    assert parallel.order([], seconds.get, alone.__contains__, workers=4) == []
+
+
+def test_runs_alone_follows_the_capability_tags():
+    assert parallel.runs_alone({"needs-exclusive-nodes", "clause-X"})
+    assert parallel.runs_alone({"needs-restart"})
+    assert not parallel.runs_alone({"needs-fake-kubelets", "slow", "clause-X"})
+
+
+FEATURE = textwrap.dedent('''
+    Feature: parallel
+      Background:
+        Given a kube32 control plane
+
+      @clause-JOB-RESTART-POLICY
+      Scenario Outline: a scenario without nodes shares the target <n>
+        When 2 seconds pass
+        And the Job "j" is created with restartPolicy "Never"
+        Then the Job "j" is accepted
+
+        Examples:
+          | n |
+          | 1 |
+          | 2 |
+          | 3 |
+          | 4 |
+
+      @clause-NODE-NOTREADY-AT-LEASE-DURATION
+      Scenario Outline: a scenario with nodes <n> is alone from its first node on
+        Given these Ready nodes:
+          | name   | memory |
+          | node-a | 64Ki   |
+        When 1 seconds pass
+        Then node "node-a" is Ready
+
+        Examples:
+          | n |
+          | 1 |
+          | 2 |
+
+      @clause-SCHED-BIND-ON-CREATE @needs-exclusive-nodes
+      Scenario: a scenario that owns the node set runs alone, at the end
+        When 1 seconds pass
+        Given these Ready nodes:
+          | name   | memory |
+          | node-a | 64Ki   |
+        When I create a pod "p" requesting:
+          | resource | quantity |
+          | memory   | 1Ki      |
+        Then the create response for pod "p" names node "node-a"
+    ''')
+
+PROBE = textwrap.dedent('''
+    """Writes when each scenario's steps ran (its call phase) to $K32_PROBE, one JSON line each."""
+    import json, os, time
+    import pytest
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(item):
+        began = time.time()
+        try:
+            return (yield)
+        finally:
+            with open(os.environ["K32_PROBE"], "a") as fh:
+                fh.write(json.dumps({"name": item.name, "began": began, "ended": time.time(),
+                                     "pid": os.getpid()}) + "\\n")
+    ''')
+
+
+@pytest.mark.long   # a minute on a loaded 2-core machine: tox -e realtime
+def test_on_a_shared_target_alone_scenarios_overlap_no_other(pytester, tmp_path, monkeypatch):
+    feature_dir(tmp_path, monkeypatch, "parallel.feature", FEATURE)
+    probe_dir = tmp_path / "probe"
+    probe_dir.mkdir()
+    (probe_dir / "k32probe.py").write_text(PROBE)
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("PYTHONPATH", str(probe_dir))   # a pytest subprocess: its xdist workers get its sys.path
+    monkeypatch.setenv("K32_PROBE", str(log))
+    server = ServeProcess(profiles.load("simulator"), clock="real")
+    server.start()
+    try:
+        result = pytester.runpytest_subprocess(
+            "--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider", "-p", "no:labgrid", "-p", "no:randomly",
+            "-p", "k32probe", "-q", "--report", str(tmp_path / "report"), "--target", server.url,
+            "-n", "3", "--dist", "load", "--maxschedchunk", "1")
+    finally:
+        server.stop()
+    doc = json.loads((tmp_path / "report" / "clauses.json").read_text())
+    got = statuses(doc)
+    assert [got[c] for c in ("JOB-RESTART-POLICY", "NODE-NOTREADY-AT-LEASE-DURATION", "SCHED-BIND-ON-CREATE")] \
+        == ["passed"] * 3, doc["summary"]      # two scenarios registered node-a on one server: both passed
+    assert result.ret == 0
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(calls) == 7 and len({c["pid"] for c in calls}) > 1, calls
+    owner = next(c for c in calls if "owns_the_node_set" in c["name"])
+    others = [c for c in calls if c is not owner]
+    # it takes the lock before its first step: no other scenario's steps run meanwhile, and as it is
+    # handed out last, it runs after all of them (the serial end phase)
+    assert owner["began"] >= max(c["ended"] for c in others), calls
