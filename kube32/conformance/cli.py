@@ -143,6 +143,11 @@ def _list(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from kube32.conformance import preflight
 
+    if args.rig and args.jobs > len(args.rig):
+        print(f"kube32-conformance run: --jobs {args.jobs} with {len(args.rig)} --rig: scenarios run in "
+              "parallel one rig each (give as many --rig files as jobs); one rig's boards are not "
+              "spread over several scenarios at once", file=sys.stderr)
+        return preflight.USAGE
     problem = preflight.run(args)   # one line, its own exit status, the report directory untouched
     if problem is not None:
         print(problem.message, file=sys.stderr)
@@ -161,11 +166,6 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--profile-set", item]
     for rig in args.rig or []:
         argv += ["--rig", rig]
-    if args.rig and args.jobs > len(args.rig):
-        print(f"kube32-conformance run: --jobs {args.jobs} with {len(args.rig)} --rig: scenarios run in "
-              "parallel one rig each (give as many --rig files as jobs); one rig's boards are not "
-              "spread over several scenarios at once", file=sys.stderr)
-        return preflight.USAGE
     if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report; a rig that
         # runs out of scenarios takes half of the queue of one that has some left (worksteal), so none idles
         argv += ["-n", str(len(args.rig)), "--dist", "worksteal"]

@@ -75,3 +75,11 @@ def test_shell_completion_answers_through_argcomplete(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert out.read_text().split("\013") == ["--area "]   # the trailing space ends the word
+
+
+def test_more_jobs_than_rigs_is_a_usage_error(tmp_path):
+    """--jobs spreads scenarios over rigs (one worker each); one rig's boards serve one scenario at a time."""
+    done = cli("run", "--rig", "a.yaml", "--jobs", "2", "--report", str(tmp_path / "r"), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "one rig each" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()

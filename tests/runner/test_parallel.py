@@ -121,3 +121,14 @@ def test_on_a_shared_target_alone_scenarios_overlap_no_other(pytester, tmp_path,
     # it takes the lock before its first step: no other scenario's steps run meanwhile, and as it is
     # handed out last, it runs after all of them (the serial end phase)
     assert owner["began"] >= max(c["ended"] for c in others), calls
+
+
+def test_the_estimate_adds_the_scenarios_that_run_alone_one_after_another():
+    from kube32.conformance import estimate, suite
+
+    profile = profiles.load("simulator")
+    chosen = [sc for sc in suite.scenarios() if "node_lifecycle/restart.feature" in sc.feature][:3]
+    each = [estimate.scenario_seconds(sc.steps, profile) for sc in chosen]
+    assert estimate.run_seconds(chosen, profile, manual=False, jobs=3) == max(each)
+    assert estimate.run_seconds(chosen, profile, manual=False, jobs=3, alone=chosen[1:]) == \
+        each[0] + each[1] + each[2]
