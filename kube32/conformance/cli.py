@@ -20,7 +20,8 @@ from kube32.spec import profiles
 DISTRIBUTION = "kube32-conformance"
 # pytest plugins a run never uses: not loaded, so neither the run nor each of its xdist workers pays
 # their import (hypothesis + schemathesis alone cost 2-4 s of CPU per process)
-UNUSED_PLUGINS = ("cacheprovider", "labgrid", "hypothesispytest", "schemathesis", "benchmark", "anyio")
+UNUSED_PLUGINS = ("cacheprovider", "labgrid", "hypothesispytest", "schemathesis", "benchmark", "anyio",
+                  "timeout")   # a real-time scenario lasts as long as its profile's durations say: minutes
 
 
 def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: float | None) -> dict[str, float]:

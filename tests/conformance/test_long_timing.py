@@ -45,10 +45,11 @@ def _burn(until: float) -> None:
         x = (x * 31 + 7) % 1000003
 
 
+@pytest.mark.timeout(3600)   # the run lasts as long as the area's longest scenarios (~11 min at --jobs 8)
 def test_node_lifecycle_in_real_time_on_a_loaded_machine(pytester, monkeypatch, tmp_path):
     """Two burners (bounded: they stop by themselves) keep both cores busy during the whole run."""
     monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
-    jobs = int(os.environ.get("KUBE32_REALTIME_JOBS", "4"))
+    jobs = int(os.environ.get("KUBE32_REALTIME_JOBS", "8"))
     until = time.time() + float(os.environ.get("KUBE32_BURN_SECONDS", "3600"))
     burners = [multiprocessing.Process(target=_burn, args=(until,), daemon=True) for _ in range(2)]
     for b in burners:
