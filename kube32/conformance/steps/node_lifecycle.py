@@ -206,7 +206,9 @@ def _time_added(k32, node: str) -> float:
     e.g. on a restart, cannot move the scenario's deadlines along with it)."""
     noted = k32.notes.setdefault(NOTES, {})
     if node not in noted:
-        taint = _noexecute_taint(k32, node)
+        # a real-clock target may write it up to a check interval (and its latency) after the step that
+        # let its moment pass: the scenario's other steps judge when it came; this one waits for it
+        taint = k32.eventually(lambda: _noexecute_taint(k32, node), f"the NoExecute taint on node {node}")
         text = taint.get("timeAdded")
         assert text, f"the NoExecute taint on node {node} has no timeAdded: {taint}"
         noted[node] = text
