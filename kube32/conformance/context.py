@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kube32.conformance import credentials, timing
+from kube32.conformance import credentials, kinds, timing
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError, Unmet
 from kube32.conformance.kubelets import FakeKubelet
@@ -49,8 +49,10 @@ class ScenarioContext:
         self.observations = Observations(target.clock, self.ns)   # what the report's timeline draws
         self.timings: list[dict] = []            # timing verdicts (kube32.conformance.timing.record)
         self.api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+        self.written: set[str] = set()           # kinds the runner wrote in the namespace (cleanup)
         self.api.observers.append(self.observations)
         self.api.observers.append(self.timeline.saw_request)
+        self.api.observers.append(self._saw_write)
 
     # -- names ----------------------------------------------------------------------------
     def name(self, feature_name: str) -> str:
@@ -238,30 +240,52 @@ class ScenarioContext:
     # -- teardown -------------------------------------------------------------------------
     def close(self) -> None:
         self.timeline.close()
-        if self.observations in self.api.observers:
-            self.api.observers.remove(self.observations)
+        for observer in (self.observations, self.timeline.saw_request, self._saw_write):
+            if observer in self.api.observers:
+                self.api.observers.remove(observer)
         for k in self.kubelets.values():
             (getattr(k, "detach", None) or k.silence)()   # a rig board is not held after its scenario
 
+    def _saw_write(self, method: str, path: str, body: dict) -> None:
+        if method != "GET" and (body.get("metadata") or {}).get("namespace") == self.ns:
+            self.written.add(body.get("kind", ""))
+
     def cleanup(self) -> None:
         """On shared targets: delete what the scenario made in its namespace, then the namespace.
-        Whatever could not be deleted is named in ``CleanupFailed`` (an ``error`` of the scenario)."""
+        Only pods and the target's controllers make what the runner did not write: Pods (of the
+        workloads) and Events (about them). Each kind goes in one collection DELETE, or one by one
+        where the target does not serve that. Whatever could not be deleted is named in
+        ``CleanupFailed`` (an ``error`` of the scenario)."""
         problems = []
-        for kind in CLEANUP_KINDS:
-            try:
-                items = self.api.list(kind, self.ns)
-            except ApiStatusError as exc:
-                if exc.code not in (404, 405):      # a kind this target does not serve
-                    problems.append(f"list {kind}: {exc}")
-                continue
-            except HarnessError as exc:
-                problems.append(f"list {kind}: {exc}")
-                continue
-            for obj in items:
-                problems += self._delete(kind, obj["metadata"]["name"], self.ns, grace=0 if kind == "Pod" else None)
+        made = self.written & set(CLEANUP_KINDS)
+        kinds = [k for k in CLEANUP_KINDS if k in made or (made and k in ("Pod", "Event"))]
+        for kind in kinds:
+            problems += self._delete_all(kind, grace=0 if kind == "Pod" else None)
         problems += self._delete("Namespace", self.ns, None)
         if problems:
             raise CleanupFailed(f"cleanup of namespace {self.ns} failed: " + "; ".join(problems))
+
+    def _delete_all(self, kind: str, grace: int | None) -> list[str]:
+        path = kinds.kind(kind).path(self.ns)
+        try:
+            self.api.call("DELETE", path, params={"gracePeriodSeconds": str(grace)} if grace is not None else None,
+                          idempotent=True)
+            return []
+        except ApiStatusError as exc:
+            if exc.code not in (404, 405):          # deletecollection not served: one by one
+                return [f"delete {kind} in {self.ns}: {exc}"]
+        except HarnessError as exc:
+            return [f"delete {kind} in {self.ns}: {exc}"]
+        try:
+            items = self.api.list(kind, self.ns)
+        except ApiStatusError as exc:
+            return [] if exc.code in (404, 405) else [f"list {kind}: {exc}"]    # a kind this target does not serve
+        except HarnessError as exc:
+            return [f"list {kind}: {exc}"]
+        problems = []
+        for obj in items:
+            problems += self._delete(kind, obj["metadata"]["name"], self.ns, grace=grace)
+        return problems
 
     def _delete(self, kind: str, name: str, namespace: str | None, grace: int | None = None) -> list[str]:
         try:

@@ -22,6 +22,7 @@ from kube32.conformance.errors import HarnessError, TargetUnavailable
 
 CHAIN_SLACK = 1.0     # real seconds after a time step within which the next one chains onto it
 REAL_TICK = 0.05      # real seconds between the background kubelet thread's looks (real clock)
+WORKLOADS = ("deployments", "daemonsets", "jobs")    # their controllers create and delete pods
 
 
 class Timeline:
@@ -36,6 +37,7 @@ class Timeline:
         self.window: timing.Window | None = None
         self.origin = clock.now()         # what timing records count from (the last "last renewal")
         self._nominal: float | None = None
+        self.workloads = False            # the runner created a Deployment/DaemonSet/Job: pods move alone
         if not clock.manual:
             self._thread = threading.Thread(target=self._run_real, name="kube32-kubelets", daemon=True)
             self._thread.start()
@@ -108,6 +110,11 @@ class Timeline:
             return
         if target < self.clock.now() - 1e-6:
             raise AssertionError(f"the scenario cannot go back {self.clock.now() - target:.3f} s")
+        for k in list(self.kubelets.values()):
+            # Between jumps nothing changes but what requests cause; during them, a node's pods
+            # change by themselves only through workload controllers (or rebinding, for auto-start)
+            if hasattr(k, "pods_move_alone"):
+                k.pods_move_alone = self.workloads or k.auto_start
         while True:
             dues = [(k.due(), k) for k in list(self.kubelets.values())]
             dues = [(t, k) for t, k in dues if t is not None and t <= target + 1e-9]
@@ -142,6 +149,8 @@ class Timeline:
         if method == "GET" or path.startswith("/debug") or "/leases/" in path or path.endswith("/status") \
                 and "/nodes/" in path:
             return
+        if method == "POST" and path.rstrip("/").rsplit("/", 1)[-1] in WORKLOADS:
+            self.workloads = True
         for k in list(self.kubelets.values()):
             wake = getattr(k, "wake", None)
             if wake is not None:

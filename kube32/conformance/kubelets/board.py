@@ -162,7 +162,7 @@ class BoardNode:
     def node_status(self) -> dict:
         raise self._missing("a node status chosen by the runner")
 
-    def start_pod(self, name: str, namespace: str, report: bool = True) -> dict:
+    def start_pod(self, name: str, namespace: str, report: bool = True, known: dict | None = None) -> dict:
         """Wait until the board runs the pod; a pod the board refuses disables the scenario."""
         deadline = time.monotonic() + self.target.ready_timeout()
         while True:
@@ -179,11 +179,11 @@ class BoardNode:
                                      f"{self.target.ready_timeout():g} s; status: {status}")
             time.sleep(READY_POLL)
 
-    def set_pod_ready(self, name: str, namespace: str, ready: bool) -> dict:
+    def set_pod_ready(self, name: str, namespace: str, ready: bool, known: dict | None = None) -> dict:
         raise self._missing(f"pod {name} readiness chosen by the runner")
 
-    def finish_pod(self, name: str, namespace: str, succeeded: bool) -> dict:
+    def finish_pod(self, name: str, namespace: str, succeeded: bool, known: dict | None = None) -> dict:
         raise self._missing(f"pod {name} ending on demand")
 
-    def restart_container(self, name: str, namespace: str) -> dict:
+    def restart_container(self, name: str, namespace: str, known: dict | None = None) -> dict:
         raise self._missing(f"a container restart of pod {name} on demand")

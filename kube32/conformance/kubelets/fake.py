@@ -8,13 +8,16 @@ pods at its next sync. A silenced kubelet writes nothing at all -- no lease, no 
 pod status, whatever a step asks: that is "the node goes silent" (a scenario that needs a silent
 node to act must say so; asking one to write is a harness error).
 
-Requests: a sync that finds nothing to do doubles the time to the next one, up to the lease renewal
-interval; any work found, or a write of the runner's (``wake``), brings it back to every second. A
-renewal writes the Lease it last wrote (one PUT), reading it again only after a conflict.
+Requests: a sync that finds work syncs again a second later; one that finds nothing waits for the
+next renewal -- or, when the target cannot change this node's pods by itself (``pods_move_alone``
+False: no workload controller has anything to do), for the next write of the runner's (``wake``).
+A renewal writes the Lease it last wrote (one PUT) and a status report the Node it last wrote,
+reading again only after a conflict; a sync's status report counts the pods the sync listed.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 from fractions import Fraction
 
@@ -74,8 +77,9 @@ class FakeKubelet:
         self.ready = "True"
         self.next_renew: float | None = None
         self.renewed_at: float | None = None   # the renewTime this kubelet last wrote
-        self.sync_every = SYNC_INTERVAL          # grows while syncs find nothing to do
+        self.pods_move_alone = True              # the target may start/stop this node's pods by itself
         self._lease: dict | None = None          # the Lease as last written (its resourceVersion)
+        self._node: dict | None = None           # the Node as last written (status PUTs go over it)
         self.next_sync: float | None = None
         self._ips = 0
         self.lock = threading.RLock()
@@ -87,22 +91,29 @@ class FakeKubelet:
         node = {"apiVersion": "v1", "kind": "Node",
                 "metadata": {"name": self.name, "labels": {HOSTNAME_LABEL: self.name, **labels}},
                 "spec": {"unschedulable": True} if unschedulable else {}}
-        created = self.api.create(node)
+        if with_status:      # registered with its status, as upstream's kubelet does (nothing runs yet)
+            node["status"] = self.node_status(pods=[])
+        created = self._node = self.api.create(node)
         if with_status:
-            created = self.report_status()
+            kept = created.get("status") or {}
+            if kept.get("allocatable") != node["status"]["allocatable"] or \
+                    _ready(kept) != self.ready:             # a server that drops status on create
+                created = self.report_status(pods=[])
             self.renew()
             now = self.clock.now()
             self.next_sync = now + SYNC_INTERVAL
         return created
 
-    def _running_pods(self) -> list[dict]:
-        pods = self.api.list("Pod", None, fields=f"spec.nodeName={self.name}")
-        return [p for p in pods if (p.get("status") or {}).get("phase") == "Running"
-                and not _waiting(p) and not p["metadata"].get("deletionTimestamp")]
+    def _pods(self) -> list[dict]:
+        return self.api.list("Pod", None, fields=f"spec.nodeName={self.name}")
 
-    def node_status(self) -> dict:
+    def node_status(self, pods: list[dict] | None = None) -> dict:
+        """``pods``: this node's pods as the caller knows them already (else they are listed)."""
         used: dict[str, Fraction] = {}
-        for pod in self._running_pods():
+        running = [p for p in (self._pods() if pods is None else pods)
+                   if (p.get("status") or {}).get("phase") == "Running"
+                   and not _waiting(p) and not p["metadata"].get("deletionTimestamp")]
+        for pod in running:
             for name, value in pod_requests(pod).items():
                 if name in MEASURED:
                     used[name] = used.get(name, Fraction(0)) + value
@@ -136,9 +147,13 @@ class FakeKubelet:
 
         return hashlib.md5(self.name.encode(), usedforsecurity=False).hexdigest()
 
-    def report_status(self) -> dict:
-        """Write the node status (a kubelet status report); retried on conflicts."""
-        return self._write("Node", self.name, None, lambda obj: obj.__setitem__("status", self.node_status()))
+    def report_status(self, pods: list[dict] | None = None) -> dict:
+        """Write the node status (a kubelet status report) over the Node as this kubelet last wrote
+        it; read again and retried on conflicts."""
+        status = self.node_status(pods)
+        self._node = self._write("Node", self.name, None, lambda obj: obj.__setitem__("status", status),
+                                 known=self._node)
+        return self._node
 
     def _speak(self, what: str) -> None:
         """A silent node writes nothing: a scenario that needs it to must resume it first."""
@@ -161,17 +176,19 @@ class FakeKubelet:
                 except ApiStatusError as exc:
                     if exc.code not in (404, 409):
                         raise
-            if result is None:
-                lease = self.api.try_get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
-                if lease is None:
-                    spec["acquireTime"] = spec["renewTime"]
+            if result is None and self._lease is None:     # the first renewal creates it
+                try:
                     result = self.api.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                                               "metadata": {"name": self.name,
                                                            "namespace": constants.NODE_LEASE_NAMESPACE},
-                                              "spec": spec})
-                else:
-                    lease["spec"] = {**(lease.get("spec") or {}), **spec}
-                    result = self.api.update(lease)
+                                              "spec": {**spec, "acquireTime": spec["renewTime"]}})
+                except ApiStatusError as exc:
+                    if exc.code != 409:
+                        raise
+            if result is None:                               # someone else's copy: read, then write
+                lease = self.api.get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
+                lease["spec"] = {**(lease.get("spec") or {}), **spec}
+                result = self.api.update(lease)
             self._lease = result
             self.next_renew = now + self.profile.lease_renew_interval
             self.renewed_at = now
@@ -194,17 +211,18 @@ class FakeKubelet:
             if self.next_renew is not None and self.next_renew <= now + 1e-9:
                 self.renew()
             if self.sync_due(now):
-                busy = self.sync_pods(pods) or self.auto_start
-                self.sync_every = SYNC_INTERVAL if busy else min(
-                    2 * self.sync_every, max(SYNC_INTERVAL, float(self.profile.lease_renew_interval)))
-                self.next_sync = now + self.sync_every
+                if self.sync_pods(pods) or self.auto_start:
+                    self.next_sync = now + SYNC_INTERVAL
+                else:                                 # quiet: at the next renewal, or when woken
+                    self.next_sync = self.next_renew if self.pods_move_alone else None
 
     def wake(self) -> None:
         """Something may have changed on this node: sync again within a second."""
         with self.lock:
-            self.sync_every = SYNC_INTERVAL
-            if self.next_sync is not None:
-                self.next_sync = min(self.next_sync, self.clock.now() + SYNC_INTERVAL)
+            if self.next_renew is None:               # never reported status: no kubelet runs
+                return
+            soon = self.clock.now() + SYNC_INTERVAL
+            self.next_sync = soon if self.next_sync is None else min(self.next_sync, soon)
 
     def silence(self) -> None:
         with self.lock:
@@ -219,19 +237,21 @@ class FakeKubelet:
     def sync_pods(self, pods: list[dict] | None = None) -> bool:
         """Confirm terminating pods' deletion, start pending ones (auto_start); True when it acted."""
         changed = False
-        if pods is None:
-            pods = self.api.list("Pod", None, fields=f"spec.nodeName={self.name}")
-        for pod in pods:
+        now_on_node = []          # the node's pods after this sync (its status report counts them)
+        for pod in self._pods() if pods is None else pods:
             meta = pod["metadata"]
-            if meta.get("deletionTimestamp"):
-                if not self.hold_terminating:
-                    self._confirm_delete(pod)
-                    changed = True
-            elif self.auto_start and (pod.get("status") or {}).get("phase", "Pending") == "Pending":
-                self.start_pod(meta["name"], meta["namespace"], report=False)
+            if meta.get("deletionTimestamp") and not self.hold_terminating:
+                self._confirm_delete(pod)
                 changed = True
+                continue
+            if self.auto_start and not meta.get("deletionTimestamp") and \
+                    (pod.get("status") or {}).get("phase", "Pending") == "Pending":
+                pod = self._write("Pod", meta["name"], meta["namespace"],
+                                  lambda p: self._pod_status(p, "Running", True), known=pod)
+                changed = True
+            now_on_node.append(pod)
         if changed:
-            self.report_status()
+            self.report_status(now_on_node)
         return changed
 
     def refuse_pod(self, name: str, namespace: str, reason: str, message: str) -> dict:
@@ -251,15 +271,17 @@ class FakeKubelet:
                 raise
 
     # -- pod status reports ---------------------------------------------------------------
-    def _write(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
+    def _write(self, kind: str, name: str, namespace: str | None, mutate, known: dict | None = None) -> dict:
+        """PUT the status ``mutate`` makes; over ``known`` (the object as last seen) when given, else
+        over a fresh read. Conflicts read again, up to WRITE_RETRIES times."""
         self._speak(f"write {kind} {name} status")
         with self.lock:
-            return self._write_retrying(kind, name, namespace, mutate)
+            return self._write_retrying(kind, name, namespace, mutate, known)
 
-    def _write_retrying(self, kind: str, name: str, namespace: str | None, mutate) -> dict:
+    def _write_retrying(self, kind: str, name: str, namespace: str | None, mutate, known: dict | None) -> dict:
         last: Exception | None = None
-        for _ in range(WRITE_RETRIES):
-            obj = self.api.get(kind, name, namespace)
+        for attempt in range(WRITE_RETRIES):
+            obj = copy.deepcopy(known) if attempt == 0 and known is not None else self.api.get(kind, name, namespace)
             mutate(obj)
             try:
                 return self.api.update(obj, sub="status")
@@ -298,34 +320,39 @@ class FakeKubelet:
             statuses.append(cs)
         status["containerStatuses"] = statuses
 
-    def start_pod(self, name: str, namespace: str, report: bool = True) -> dict:
-        pod = self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", True))
+    # ``known``: the pod as the caller last saw it (its resourceVersion); saves a read when current
+    def start_pod(self, name: str, namespace: str, report: bool = True, known: dict | None = None) -> dict:
+        pod = self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", True), known)
         if report:
             self.report_status()
         return pod
 
-    def set_pod_ready(self, name: str, namespace: str, ready: bool) -> dict:
-        return self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", ready))
+    def set_pod_ready(self, name: str, namespace: str, ready: bool, known: dict | None = None) -> dict:
+        return self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", ready), known)
 
-    def finish_pod(self, name: str, namespace: str, succeeded: bool) -> dict:
+    def finish_pod(self, name: str, namespace: str, succeeded: bool, known: dict | None = None) -> dict:
         now = timefmt.rfc3339(self.clock.now())
         code = 0 if succeeded else 1
         state = {"terminated": {"exitCode": code, "reason": "Completed" if succeeded else "Error",
                                 "finishedAt": now}}
         pod = self._write("Pod", name, namespace, lambda p: self._pod_status(
-            p, "Succeeded" if succeeded else "Failed", False, state=state, started=False))
+            p, "Succeeded" if succeeded else "Failed", False, state=state, started=False), known)
         self.report_status()
         return pod
 
-    def restart_container(self, name: str, namespace: str) -> dict:
+    def restart_container(self, name: str, namespace: str, known: dict | None = None) -> dict:
         def mutate(p: dict) -> None:
             restarts = max([c.get("restartCount", 0) for c in (p.get("status") or {}).get("containerStatuses")
                             or []] or [0]) + 1
             self._pod_status(p, "Running", False, restartCount=restarts, started=False,
                              state={"waiting": {"reason": "CrashLoopBackOff"}})
-        pod = self._write("Pod", name, namespace, mutate)
+        pod = self._write("Pod", name, namespace, mutate, known)
         self.report_status()
         return pod
+
+
+def _ready(status: dict) -> str | None:
+    return next((c.get("status") for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
 
 
 def _waiting(pod: dict) -> bool:

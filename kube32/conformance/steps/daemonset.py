@@ -116,14 +116,14 @@ def ds_pod_on(k32, name: str, node: str) -> dict:
 @when(step('the DaemonSet "{name}" pod on node "{node}" becomes not ready'))
 def ds_pod_not_ready(k32, name, node):
     pod = ds_pod_on(k32, name, node)
-    k32.kubelet(node).set_pod_ready(pod["metadata"]["name"], k32.ns, False)
+    k32.kubelet(node).set_pod_ready(pod["metadata"]["name"], k32.ns, False, known=pod)
 
 
 @when(step('the DaemonSet "{name}" pod on node "{node}" fails'))
 def ds_pod_fails(k32, name, node):
     pod = ds_pod_on(k32, name, node)
     notes(k32, "ds-pod")[(name, node)] = pod["metadata"]["uid"]
-    k32.kubelet(node).finish_pod(pod["metadata"]["name"], k32.ns, succeeded=False)
+    k32.kubelet(node).finish_pod(pod["metadata"]["name"], k32.ns, succeeded=False, known=pod)
 
 
 @when(step('the DaemonSet "{name}" pod on node "{node}" is deleted'))

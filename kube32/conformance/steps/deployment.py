@@ -220,7 +220,7 @@ def _start(k32, name: str, n: int | None) -> None:
         return ready_to_start
     chosen = k32.eventually(enough, f'Deployment "{name}" pods to start')
     for pod in chosen[: n if n is not None else len(chosen)]:
-        k32.kubelet_of(pod).start_pod(pod["metadata"]["name"], k32.ns)
+        k32.kubelet_of(pod).start_pod(pod["metadata"]["name"], k32.ns, known=pod)
 
 
 @when(step('the Deployment "{name}" pods are started'))
@@ -242,7 +242,7 @@ def mark_not_ready(k32, name, n):
         assert len(ready) >= count, f"{len(ready)} ready pods, need {count}: {describe(pods_of(k32, name))}"
         return ready
     for pod in k32.eventually(enough, f'Deployment "{name}" ready pods')[:count]:
-        k32.kubelet_of(pod).set_pod_ready(pod["metadata"]["name"], k32.ns, False)
+        k32.kubelet_of(pod).set_pod_ready(pod["metadata"]["name"], k32.ns, False, known=pod)
 
 
 # -- pods ---------------------------------------------------------------------------------------

@@ -152,12 +152,13 @@ def _container_ports(text: str) -> list[dict]:
             for n, p, proto in sorted(parse_ports(text), key=lambda t: (t[0], t[1]))]
 
 
-def _write_pending_with_ip(k32, name: str, ns: str, node: str, ready: bool = False) -> None:
+def _write_pending_with_ip(k32, name: str, ns: str, node: str, ready: bool = False,
+                           known: dict | None = None) -> None:
     """What a kubelet reports while the containers start: an IP, phase Pending, not Ready (or, as
     a kubelet might get wrong, Ready True while still Pending)."""
     k32.require("fake-kubelets")
     kubelet = k32.kubelet(node)
-    pod = kubelet.set_pod_ready(k32.name(name), ns, ready)
+    pod = kubelet.set_pod_ready(k32.name(name), ns, ready, known=known)
     pod["status"]["phase"] = "Pending"
     for cs in pod["status"].get("containerStatuses") or []:
         cs["state"] = {"waiting": {"reason": "ContainerCreating"}}
@@ -165,23 +166,23 @@ def _write_pending_with_ip(k32, name: str, ns: str, node: str, ready: bool = Fal
     k32.api.update(pod, sub="status")
 
 
-def _bring_to(k32, name: str, ns: str, node: str, state: str) -> None:
+def _bring_to(k32, name: str, ns: str, node: str, state: str, known: dict | None = None) -> None:
+    """``known``: the pod as just created (the kubelet's first write goes over it)."""
     kubelet = k32.kubelet(node)
     pod_name = k32.name(name)
     if state == "ready":
-        kubelet.start_pod(pod_name, ns)
+        kubelet.start_pod(pod_name, ns, known=known)
     elif state == "not ready":
-        kubelet.start_pod(pod_name, ns)
-        kubelet.set_pod_ready(pod_name, ns, False)
+        kubelet.set_pod_ready(pod_name, ns, False, known=kubelet.start_pod(pod_name, ns, known=known))
     elif state == "no IP":
         pass
     elif state == "pending with IP":
-        _write_pending_with_ip(k32, name, ns, node)
+        _write_pending_with_ip(k32, name, ns, node, known=known)
     elif state == "ready but pending":
-        _write_pending_with_ip(k32, name, ns, node, ready=True)
+        _write_pending_with_ip(k32, name, ns, node, ready=True, known=known)
     elif state in ("succeeded", "failed"):
-        kubelet.start_pod(pod_name, ns)
-        kubelet.finish_pod(pod_name, ns, succeeded=state == "succeeded")
+        kubelet.finish_pod(pod_name, ns, succeeded=state == "succeeded",
+                           known=kubelet.start_pod(pod_name, ns, known=known))
     else:
         raise ValueError(f"unknown pod state {state!r}; use one of {', '.join(POD_STATES)}")
 
@@ -203,7 +204,7 @@ def service_pods(k32, request, datatable):
                "spec": {"nodeName": node, "containers": [container]}}
         k32.objects[name] = k32.api.create(pod)
         _pods(k32)[name] = ns
-        _bring_to(k32, name, ns, node, row.get("state") or "ready")
+        _bring_to(k32, name, ns, node, row.get("state") or "ready", known=k32.objects[name])
 
 
 @when(step('the Service pod "{name}" is relabelled "{pod_labels}"'))

@@ -61,7 +61,7 @@ def job_active_waiting(k32, name: str) -> list[dict]:
 
 def finish(k32, pod: dict, succeeded: bool) -> None:
     pod = start_if_pending(k32, pod)
-    k32.kubelet_of(pod).finish_pod(pod["metadata"]["name"], k32.ns, succeeded=succeeded)
+    k32.kubelet_of(pod).finish_pod(pod["metadata"]["name"], k32.ns, succeeded=succeeded, known=pod)
 
 
 @given(step('the Job "{name}" pods start'))
@@ -97,7 +97,7 @@ def job_containers_restart(k32, name, n):
     for pod in job_active_waiting(k32, name):
         pod = start_if_pending(k32, pod)
         for _ in range(int(n)):
-            k32.kubelet_of(pod).restart_container(pod["metadata"]["name"], k32.ns)
+            pod = k32.kubelet_of(pod).restart_container(pod["metadata"]["name"], k32.ns, known=pod)
 
 
 @when(step('the Job "{name}" pods keep succeeding until it is Complete'))

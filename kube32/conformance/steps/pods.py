@@ -47,7 +47,7 @@ def _running(k32, name: str, node: str, requests: dict | None) -> None:
     answer = remember_create(k32, name, pod_manifest(k32.name(name), k32.ns, requests=requests, node=node))
     if isinstance(answer, ApiStatusError):
         raise answer
-    k32.kubelet(node).start_pod(k32.name(name), k32.ns)
+    k32.kubelet(node).start_pod(k32.name(name), k32.ns, known=answer)
 
 
 @given(step('pod "{name}" is running on node "{node}"'))
@@ -68,27 +68,32 @@ def kubelet_starts(k32, node, name):
 
 @when(step('pod "{name}" becomes not ready'))
 def becomes_not_ready(k32, name):
-    k32.kubelet_of(get_pod(k32, name)).set_pod_ready(k32.name(name), k32.ns, False)
+    pod = get_pod(k32, name)
+    k32.kubelet_of(pod).set_pod_ready(k32.name(name), k32.ns, False, known=pod)
 
 
 @when(step('pod "{name}" becomes ready'))
 def becomes_ready(k32, name):
-    k32.kubelet_of(get_pod(k32, name)).set_pod_ready(k32.name(name), k32.ns, True)
+    pod = get_pod(k32, name)
+    k32.kubelet_of(pod).set_pod_ready(k32.name(name), k32.ns, True, known=pod)
 
 
 @when(step('pod "{name}" succeeds'))
 def succeeds(k32, name):
-    k32.kubelet_of(get_pod(k32, name)).finish_pod(k32.name(name), k32.ns, succeeded=True)
+    pod = get_pod(k32, name)
+    k32.kubelet_of(pod).finish_pod(k32.name(name), k32.ns, succeeded=True, known=pod)
 
 
 @when(step('pod "{name}" fails'))
 def fails(k32, name):
-    k32.kubelet_of(get_pod(k32, name)).finish_pod(k32.name(name), k32.ns, succeeded=False)
+    pod = get_pod(k32, name)
+    k32.kubelet_of(pod).finish_pod(k32.name(name), k32.ns, succeeded=False, known=pod)
 
 
 @when(step('the container of pod "{name}" restarts'))
 def container_restarts(k32, name):
-    k32.kubelet_of(get_pod(k32, name)).restart_container(k32.name(name), k32.ns)
+    pod = get_pod(k32, name)
+    k32.kubelet_of(pod).restart_container(k32.name(name), k32.ns, known=pod)
 
 
 @when(step('I delete pod "{name}"'))

@@ -138,7 +138,7 @@ def create_or_fail(k32, name: str, obj: dict) -> None:
 
 def start_if_pending(k32, pod: dict) -> dict:
     if phase(pod) == "Pending" and not terminating(pod):
-        return k32.kubelet_of(pod).start_pod(pod["metadata"]["name"], k32.ns)
+        return k32.kubelet_of(pod).start_pod(pod["metadata"]["name"], k32.ns, known=pod)
     return pod
 
 
