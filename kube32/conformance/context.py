@@ -21,8 +21,9 @@ from kube32.conformance.observations import Observations
 from kube32.conformance.targets import base
 from kube32.conformance.timeline import Timeline
 
-# Namespaced kinds the runner cleans out of a scenario namespace on shared targets.
-CLEANUP_KINDS = ("Deployment", "DaemonSet", "Job", "Service", "Pod", "Event")
+# Namespaced kinds the runner cleans out of a scenario namespace on shared targets: what acts or
+# occupies nodes (Events, the target's own records, go with the namespace).
+CLEANUP_KINDS = ("Deployment", "DaemonSet", "Job", "Service", "Pod")
 MANUAL_SETTLE = 2.0    # real seconds a manual-clock target gets to finish work it started
 HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real clock
 
@@ -35,11 +36,12 @@ class ScenarioContext:
         self.profile = target.profile
         self.ns = namespace or f"k32-{secrets.token_hex(4)}"
         self.kubelets: dict[str, Any] = {}
-        self.timeline = Timeline(target.clock, self.kubelets, heartbeat)
         if target.clock.manual and not target_is_fresh(target):
             # a shared target: what this scenario creates is at least a whole second newer than
-            # anything an earlier scenario left (timestamps have whole seconds)
-            self.timeline.advance(1.0)
+            # anything an earlier scenario left (timestamps have whole seconds); the answer says
+            # where the clock stands, whoever else moved it
+            target.clock.jump(1.0)
+        self.timeline = Timeline(target.clock, self.kubelets, heartbeat)
         self.objects: dict[str, dict] = {}       # feature name -> last object seen/created
         self.responses: dict[str, Any] = {}      # feature name -> last HTTP answer (object or ApiStatusError)
         self.notes: dict[str, Any] = {}          # scratch space for area steps
@@ -252,13 +254,12 @@ class ScenarioContext:
 
     def cleanup(self) -> None:
         """On shared targets: delete what the scenario made in its namespace, then the namespace.
-        Only pods and the target's controllers make what the runner did not write: Pods (of the
-        workloads) and Events (about them). Each kind goes in one collection DELETE, or one by one
-        where the target does not serve that. Whatever could not be deleted is named in
-        ``CleanupFailed`` (an ``error`` of the scenario)."""
+        Of these kinds only Pods can exist without a write of the runner's (a workload's); each kind
+        goes in one collection DELETE, or one by one where the target does not serve that. Whatever
+        could not be deleted is named in ``CleanupFailed`` (an ``error`` of the scenario)."""
         problems = []
         made = self.written & set(CLEANUP_KINDS)
-        kinds = [k for k in CLEANUP_KINDS if k in made or (made and k in ("Pod", "Event"))]
+        kinds = [k for k in CLEANUP_KINDS if k in made or (made and k == "Pod")]
         for kind in kinds:
             problems += self._delete_all(kind, grace=0 if kind == "Pod" else None)
         problems += self._delete("Namespace", self.ns, None)

@@ -165,3 +165,17 @@ def test_a_foreign_node_still_disables(features, pytester, tmp_path, proxy, refe
     assert (got[BIND], got[OWN]) == ("passed", "disabled"), doc
     assert "someone-elses" in scenario(doc, OWN)["message"]
     assert result.ret == 0
+
+
+def test_a_target_without_collection_deletes_is_cleaned_one_by_one(features, pytester, tmp_path, proxy,
+                                                                   reference):
+    import requests
+
+    proxy.fault(status=405, method="DELETE", path=PODS)          # deletecollection not served
+    result, doc, got = run(pytester, tmp_path, proxy, "--clause", BIND)
+    assert got[BIND] == "passed", doc
+    collection = [e[2] for e in proxy.log if e[0] == "DELETE" and e[1].split("?")[0].endswith("/pods")]
+    single = [e for e in proxy.log if e[0] == "DELETE" and "/pods/" in e[1]]
+    assert collection[:1] == ["status 405"] and single, proxy.log
+    left = requests.get(reference.url + "/api/v1/pods", timeout=10).json()["items"]
+    assert not left, f"the cleanup left pods behind: {[p['metadata']['name'] for p in left]}"

@@ -182,7 +182,8 @@ class BoardNode:
     def set_pod_ready(self, name: str, namespace: str, ready: bool, known: dict | None = None) -> dict:
         raise self._missing(f"pod {name} readiness chosen by the runner")
 
-    def finish_pod(self, name: str, namespace: str, succeeded: bool, known: dict | None = None) -> dict:
+    def finish_pod(self, name: str, namespace: str, succeeded: bool, known: dict | None = None,
+                   report: bool = True) -> dict:
         raise self._missing(f"pod {name} ending on demand")
 
     def restart_container(self, name: str, namespace: str, known: dict | None = None) -> dict:

@@ -330,14 +330,16 @@ class FakeKubelet:
     def set_pod_ready(self, name: str, namespace: str, ready: bool, known: dict | None = None) -> dict:
         return self._write("Pod", name, namespace, lambda p: self._pod_status(p, "Running", ready), known)
 
-    def finish_pod(self, name: str, namespace: str, succeeded: bool, known: dict | None = None) -> dict:
+    def finish_pod(self, name: str, namespace: str, succeeded: bool, known: dict | None = None,
+                   report: bool = True) -> dict:
         now = timefmt.rfc3339(self.clock.now())
         code = 0 if succeeded else 1
         state = {"terminated": {"exitCode": code, "reason": "Completed" if succeeded else "Error",
                                 "finishedAt": now}}
         pod = self._write("Pod", name, namespace, lambda p: self._pod_status(
             p, "Succeeded" if succeeded else "Failed", False, state=state, started=False), known)
-        self.report_status()
+        if report:
+            self.report_status()
         return pod
 
     def restart_container(self, name: str, namespace: str, known: dict | None = None) -> dict:

@@ -167,13 +167,14 @@ def _write_pending_with_ip(k32, name: str, ns: str, node: str, ready: bool = Fal
 
 
 def _bring_to(k32, name: str, ns: str, node: str, state: str, known: dict | None = None) -> None:
-    """``known``: the pod as just created (the kubelet's first write goes over it)."""
+    """``known``: the pod as just created (the kubelet's first write goes over it). The node's
+    status report is left to the caller (one per node for a whole table)."""
     kubelet = k32.kubelet(node)
     pod_name = k32.name(name)
     if state == "ready":
-        kubelet.start_pod(pod_name, ns, known=known)
+        kubelet.start_pod(pod_name, ns, known=known, report=False)
     elif state == "not ready":
-        kubelet.set_pod_ready(pod_name, ns, False, known=kubelet.start_pod(pod_name, ns, known=known))
+        kubelet.set_pod_ready(pod_name, ns, False, known=kubelet.start_pod(pod_name, ns, known=known, report=False))
     elif state == "no IP":
         pass
     elif state == "pending with IP":
@@ -181,8 +182,8 @@ def _bring_to(k32, name: str, ns: str, node: str, state: str, known: dict | None
     elif state == "ready but pending":
         _write_pending_with_ip(k32, name, ns, node, ready=True, known=known)
     elif state in ("succeeded", "failed"):
-        kubelet.finish_pod(pod_name, ns, succeeded=state == "succeeded",
-                           known=kubelet.start_pod(pod_name, ns, known=known))
+        kubelet.finish_pod(pod_name, ns, succeeded=state == "succeeded", report=False,
+                           known=kubelet.start_pod(pod_name, ns, known=known, report=False))
     else:
         raise ValueError(f"unknown pod state {state!r}; use one of {', '.join(POD_STATES)}")
 
@@ -192,6 +193,7 @@ def service_pods(k32, request, datatable):
     """| pod | node | labels | container ports | state | [namespace] — created bound to the node,
     then reported by its kubelet: ready | not ready | no IP | pending with IP | ready but pending |
     succeeded | failed."""
+    reporting: dict[str, None] = {}
     for row in rows(datatable):
         name, node = row["pod"], row["node"]
         ns = _namespace(k32, request, row.get("namespace") or None)
@@ -205,6 +207,10 @@ def service_pods(k32, request, datatable):
         k32.objects[name] = k32.api.create(pod)
         _pods(k32)[name] = ns
         _bring_to(k32, name, ns, node, row.get("state") or "ready", known=k32.objects[name])
+        if (row.get("state") or "ready") in ("ready", "not ready", "succeeded", "failed"):
+            reporting.setdefault(node, None)     # it started a pod
+    for node in reporting:            # each kubelet reports its node's figures once, after its pods
+        k32.kubelet(node).report_status()
 
 
 @when(step('the Service pod "{name}" is relabelled "{pod_labels}"'))

@@ -55,6 +55,12 @@ class ManualTargetClock:
         self._now = float(self.api.call("GET", "/debug/clock")["epoch"])
         return self._now
 
+    def jump(self, seconds: float) -> float:
+        """Move on ``seconds`` from wherever the clock stands now (another runner sharing the target
+        may have moved it); a repeat after a lost answer only moves it further."""
+        self._now = float(self.api.call("POST", "/debug/clock", json={"advance": seconds}, idempotent=True)["epoch"])
+        return self._now
+
     def advance_to(self, t: float) -> None:
         if t <= self._now:
             return

@@ -47,9 +47,7 @@ class HttpTarget:
         return set()
 
     def begin_scenario(self) -> None:
-        self.created_nodes = set()
-        if isinstance(self.clock, base.ManualTargetClock):
-            self.clock.refresh()
+        self.created_nodes = set()      # (a manual clock is read again as the scenario starts: ScenarioContext)
         if self.leftover_nodes:
             try:
                 self._delete_nodes(self.leftover_nodes)
