@@ -210,15 +210,22 @@ def _estimate_line(args: argparse.Namespace, target: str) -> str:
         import os
 
         os.environ["KUBE32_FEATURES"] = args.features
-    profile = profiles.load(args.profile or ("hardware" if target.startswith("rig:") else "simulator"))
+    name = args.profile or ("hardware" if target.startswith("rig:") else "simulator")
+    overrides = {k.strip(): float(v) for k, _, v in (item.partition("=") for item in args.profile_set or [])}
+    try:
+        profile = profiles.load(name, **overrides)     # the timing the run will have (short-timeout rigs)
+    except (profiles.ProfileError, TypeError, ValueError):
+        profile = profiles.load(name)
     chosen = [sc for sc, ok in suite.selection(catalogue.load(), args.clause or (), args.area or (), args.tags)
               if ok]
     # on a target the jobs share, scenarios with nodes run one at a time (parallel.py): nearly all
     shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference")
     alone = chosen if shared else ()
-    real = estimate.run_seconds(chosen, profile, manual=False, jobs=args.jobs, alone=alone)
-    manual = estimate.run_seconds(chosen, profile, manual=True, jobs=args.jobs, alone=alone)
-    where = f"{len(chosen)} scenarios, profile {profile.name}, --jobs {args.jobs}"
+    jobs = len(args.rig) if args.rig and len(args.rig) > 1 else args.jobs   # several rigs: one worker each
+    real = estimate.run_seconds(chosen, profile, manual=False, jobs=jobs, alone=alone)
+    manual = estimate.run_seconds(chosen, profile, manual=True, jobs=jobs, alone=alone)
+    where = f"{len(chosen)} scenarios, profile {profile.name}, " + (f"{jobs} rigs" if args.rig and jobs > 1
+                                                                    else f"--jobs {args.jobs}")
     if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
         return f"kube32-conformance: {where}: {estimate.say(real)} on a real clock"
     if args.clock == "manual" or target in ("reference", "process") or target.startswith("process@"):

@@ -20,6 +20,8 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import logging
+import os
 import subprocess
 import sys
 import threading
@@ -57,6 +59,12 @@ class Resource:
     params: dict
 
 
+def _not_the_session_pump(record: logging.LogRecord) -> bool:
+    """labgrid's session logs to the root logger when its coordinator stream ends ("coordinator is
+    unavailable"); the call that needed the coordinator says so itself, in one line."""
+    return not (record.name == "root" and record.pathname.endswith(os.path.join("labgrid", "remote", "client.py")))
+
+
 class Coordinator:
     """One labgrid client session with a coordinator, shared by every place of this process.
 
@@ -75,6 +83,8 @@ class Coordinator:
             raise LabgridError(f"rig files with labgrid places need labgrid; run: {INSTALL_HINT}") from None
         self.address = address
         self.pb2 = pb2
+        if _not_the_session_pump not in logging.getLogger().filters:
+            logging.getLogger().addFilter(_not_the_session_pump)
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name=f"labgrid {address}", daemon=True).start()
 
@@ -237,11 +247,17 @@ class LabgridPlace:
         return f"{scheme}://{port.params['host']}:{port.params['port']}"
 
     def power_name(self, name: str | None, board: str) -> str | None:
-        """The power resource the board's reset goes through, or None (then RTS/DTR)."""
+        """The power resource the board's reset goes through, or None (then RTS/DTR): the one the rig
+        file names (``labgrid: {power: NAME}``), else the one named ``<board>-power``, else the place's
+        only one when the place has only one serial port — never another board's outlet."""
         powers = [r for r in self.resources if r.cls in POWER_RESOURCES]
-        if not powers and name is None:
-            return None
-        return self._pick(powers, name, board, "power resource").name
+        if name is not None:
+            return self._pick(powers, name, board, "power resource").name
+        own = [r for r in powers if r.name == f"{board}-power"]
+        if own:
+            return own[0].name
+        ports = [r for r in self.resources if r.cls == "NetworkSerialPort"]
+        return powers[0].name if len(powers) == 1 and len(ports) == 1 else None
 
     def _pick(self, found: list[Resource], name: str | None, board: str, what: str) -> Resource:
         if name is not None:

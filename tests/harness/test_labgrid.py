@@ -77,7 +77,11 @@ def test_a_place_with_a_power_switch_resets_through_it_and_its_port_is_found_by_
     ]
     assert place.serial_url(None, "node-a") == "rfc2217://hil:4001"      # by board name
     assert place.serial_url("node-b", "x") == "socket://hil:4002"        # by resource name, raw = socket
-    assert place.power_name(None, "node-a") == "node-a-power"            # the only power resource
+    assert place.power_name(None, "node-a") == "node-a-power"            # <board>-power
+    assert place.power_name(None, "node-b") is None                      # never another board's outlet
+    assert place.power_name("node-a-power", "node-b") == "node-a-power"  # unless the rig file says so
+    with pytest.raises(LabgridError, match="has no power resource named 'pdu-9'"):
+        place.power_name("pdu-9", "node-b")
     with pytest.raises(LabgridError, match="has no NetworkSerialPort named 'uart9'"):
         place.serial_url("uart9", "node-a")
     with pytest.raises(LabgridError, match="has 2 NetworkSerialPorts .* name board cp's"):
