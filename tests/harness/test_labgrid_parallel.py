@@ -98,49 +98,33 @@ def test_two_labgrid_places_run_scenarios_in_parallel_into_one_report_and_are_fr
     interrupt_in_the_middle(two_rigs, SUBSET, after_verdict=False)
 
 
-def held_by_the_workers(lab, places: tuple[str, ...]) -> threading.Event:
-    """Set once every place has been taken, given back (the run's preflight) and taken again (its
-    xdist workers, for their scenarios): the coordinator's place updates, followed every 50 ms."""
-    seen = {place: [None] for place in places}
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            for place in places:
-                holder = lab.acquired_by(place)
-                if holder != seen[place][-1]:
-                    seen[place].append(holder)
-            if all(sum(h is not None for h in hist) >= 2 for hist in seen.values()):
-                done.set()
-            time.sleep(0.05)
-
-    threading.Thread(target=watch, daemon=True).start()
-    return done
-
-
 def interrupt_in_the_middle(two_rigs, selection, *, after_verdict: bool) -> None:
     """SIGINT to the run's process group (as a terminal's Ctrl-C) in the middle of the run — once its
     workers hold both places, or once the first scenario has ended (``after_verdict``): the run
     stops, both places are free."""
     lab, files, workdir = two_rigs
-    held = held_by_the_workers(lab, ("rig-a", "rig-b"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}   # as in CI: the run flushes
     proc = subprocess.Popen(run_cmd(files, workdir / "report-interrupted", selection), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
     lines: list[str] = []
-    first_verdict = threading.Event()
+    preflight_done, first_verdict = threading.Event(), threading.Event()
 
     def read() -> None:
         for line in proc.stdout:
             lines.append(line)
+            if line.startswith("kube32-conformance: "):   # said (and flushed) after the preflight, whose
+                preflight_done.set()                      # own hold on the places is over by then
             if line.startswith(("PASSED", "FAILED", "ERROR")):
                 first_verdict.set()
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
-        assert held.wait(300) and (not after_verdict or first_verdict.wait(300)), "".join(lines)[-3000:]
-        assert lab.acquired_by("rig-a") and lab.acquired_by("rig-b"), "".join(lines)[-3000:]
+        assert preflight_done.wait(300) and (not after_verdict or first_verdict.wait(300)), "".join(lines)[-3000:]
+        deadline = time.monotonic() + 300        # then the xdist workers take the places for their scenarios
+        while not (lab.acquired_by("rig-a") and lab.acquired_by("rig-b")):
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(lines)[-3000:]
+            time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=300)
         reader.join(timeout=60)
