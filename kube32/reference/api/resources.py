@@ -271,7 +271,9 @@ def _create(cp, r: Resource, obj: dict) -> Response:
         if r.key == "pods" and not (created.get("spec") or {}).get("nodeName") and cp.scheduler is not None:
             # the pod is stored: a scheduling failure is the scheduler's (logged, retried), not the request's
             loop.isolated(cp, "default-scheduler", created, cp.scheduler.schedule, created)
-            created = cp.store.get("pods", created["metadata"]["namespace"], created["metadata"]["name"])
+            # only rendered: the stored object itself (never changed in place) serves, no copy
+            created = cp.store.peek("pods", created["metadata"]["namespace"], created["metadata"]["name"]) \
+                or created
     return render(cp, r, created, 201)
 
 
