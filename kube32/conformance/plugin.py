@@ -143,7 +143,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
-    if _is_worker(config):
+    if _is_worker(config) and any(_is_scenario(i) for i in items):
         profile = _profile(config)
         items[:] = parallel.order(items, lambda i: parallel.item_seconds(i, profile),
                                   lambda i: parallel.runs_alone(m.name for m in i.iter_markers()),
