@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from hostile import LoggedServe  # noqa: E402
+from integration_helpers import Serve  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = int(os.environ.get("KUBE32_FUZZ_EXAMPLES", "1"))
@@ -29,7 +29,7 @@ CHECKS = "not_a_server_error,response_schema_conformance"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("fuzz")
-    srv = LoggedServe("--clock", "manual", data_dir=str(base / "data"), log_path=base / "serve.log").start()
+    srv = Serve("--clock", "manual", data_dir=str(base / "data"), log_path=base / "serve.log").start()
     yield srv
     srv.stop()
 
