@@ -271,3 +271,12 @@ def test_generate_name(store):
     body["metadata"] = {"generateName": "web-", "namespace": "default"}
     name = store.create("pods", body)["metadata"]["name"]
     assert name.startswith("web-") and len(name) == len("web-") + 5
+
+
+def test_clone_copies_every_container_of_a_json_tree():
+    obj = {"a": [1, {"b": None, "c": [True, 1.5, "x"]}], "d": {}, "e": "text"}
+    copied = store_module.clone(obj)
+    assert copied == obj and copy.deepcopy(obj) == copied
+    pairs = [(copied, obj), (copied["a"], obj["a"]), (copied["a"][1], obj["a"][1]),
+             (copied["a"][1]["c"], obj["a"][1]["c"]), (copied["d"], obj["d"])]
+    assert all(a is not b for a, b in pairs)
