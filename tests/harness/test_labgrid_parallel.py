@@ -121,8 +121,11 @@ def interrupt_in_the_middle(two_rigs, selection, *, after_verdict: bool) -> None
     reader.start()
     try:
         assert preflight_done.wait(300) and (not after_verdict or first_verdict.wait(300)), "".join(lines)[-3000:]
-        deadline = time.monotonic() + 300        # then the xdist workers take the places for their scenarios
-        while not (lab.acquired_by("rig-a") and lab.acquired_by("rig-b")):
+        # this process hears of the preflight's release a little later than the run: first both places
+        # are seen free, then the xdist workers take them for their scenarios
+        deadline, freed = time.monotonic() + 300, set()
+        while len(freed) < 2 or not (lab.acquired_by("rig-a") and lab.acquired_by("rig-b")):
+            freed |= {place for place in ("rig-a", "rig-b") if lab.acquired_by(place) is None}
             assert proc.poll() is None and time.monotonic() < deadline, "".join(lines)[-3000:]
             time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGINT)
