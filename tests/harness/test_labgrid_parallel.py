@@ -120,7 +120,7 @@ def interrupt_in_the_middle(two_rigs, selection, *, after_verdict: bool) -> None
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
-        assert preflight_done.wait(300) and (not after_verdict or first_verdict.wait(300)), "".join(lines)[-3000:]
+        assert preflight_done.wait(300), "".join(lines)[-3000:]
         # this process hears of the preflight's release a little later than the run: first both places
         # are seen free, then the xdist workers take them for their scenarios
         deadline, freed = time.monotonic() + 300, set()
@@ -128,6 +128,7 @@ def interrupt_in_the_middle(two_rigs, selection, *, after_verdict: bool) -> None
             freed |= {place for place in ("rig-a", "rig-b") if lab.acquired_by(place) is None}
             assert proc.poll() is None and time.monotonic() < deadline, "".join(lines)[-3000:]
             time.sleep(0.05)
+        assert not after_verdict or first_verdict.wait(300), "".join(lines)[-3000:]
         os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=300)
         reader.join(timeout=60)
