@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import sys
 import threading
@@ -50,15 +51,12 @@ def register(port: int, indices: range, identical: bool) -> None:
 def create_pods(port: int, n: int, tag: str) -> tuple[list[float], int, float]:
     lat: list[float] = []
     unbound = [0]
-    lock = threading.Lock()
-    next_i = [0]
+    numbers = itertools.count()          # next() on a count is atomic: each number goes to one thread
 
     def run() -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
         while True:
-            with lock:
-                i = next_i[0]
-                next_i[0] += 1
+            i = next(numbers)
             if i >= n:
                 return
             t0 = time.monotonic()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import multiprocessing as mp
 import socket
@@ -142,15 +143,12 @@ def writer(port: int, rate: float, seconds: float, tag: str) -> tuple[list[float
     failures = [0]
     n_total = int(rate * seconds)
     start = time.monotonic()
-    lock = threading.Lock()
-    next_i = [0]
+    numbers = itertools.count()          # next() on a count is atomic: each number goes to one thread
 
     def run() -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
         while True:
-            with lock:
-                i = next_i[0]
-                next_i[0] += 1
+            i = next(numbers)
             if i >= n_total:
                 return
             if time.monotonic() > start + seconds + 2 * TIMEOUT:     # the server is stuck: stop trying
