@@ -18,7 +18,12 @@ def run_features(pytester, report_dir: Path, *args: str):
     """Run the feature suite in-process through the real plugin; (pytest result, clauses.json)."""
     import json
 
-    result = pytester.runpytest_inprocess("--pyargs", "kube32.conformance.bind", "-p", "no:cacheprovider",
+    from kube32.conformance.cli import UNUSED_PLUGINS
+
+    # as `kube32-conformance run` does: pytester restores sys.modules after each run, so a plugin it
+    # loads (labgrid, hypothesis, schemathesis) would be imported again by every run
+    result = pytester.runpytest_inprocess("--pyargs", "kube32.conformance.bind",
+                                          *(a for name in UNUSED_PLUGINS for a in ("-p", f"no:{name}")),
                                           "-q", "--report", str(report_dir), *args)
     return result, json.loads((report_dir / "clauses.json").read_text())
 
