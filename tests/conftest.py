@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 FEATURES = REPO / "kube32" / "features"
 
 
-def run_features(pytester, report_dir: Path, *args: str):
+def run_features(pytester, report_dir: Path, *args: str, plugins=()):
     """Run the feature suite in-process through the real plugin; (pytest result, clauses.json)."""
     import json
 
@@ -24,7 +24,7 @@ def run_features(pytester, report_dir: Path, *args: str):
     # loads (labgrid, hypothesis, schemathesis) would be imported again by every run
     result = pytester.runpytest_inprocess("--pyargs", "kube32.conformance.bind",
                                           *(a for name in UNUSED_PLUGINS for a in ("-p", f"no:{name}")),
-                                          "-q", "--report", str(report_dir), *args)
+                                          "-q", "--report", str(report_dir), *args, plugins=list(plugins))
     return result, json.loads((report_dir / "clauses.json").read_text())
 
 

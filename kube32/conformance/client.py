@@ -7,6 +7,7 @@ the field and counts as a failure of the target.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 
@@ -41,6 +42,10 @@ class ApiClient:
                  cert: tuple[str, str] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.session = requests.Session()
+        # requests reads the environment (proxies, CA bundle, ~/.netrc) on every request when it trusts
+        # it: ~5 % of a manual-clock run's CPU. The client reads it once per target URL instead (_environment).
+        self.session.trust_env = False
+        self._env: tuple[tuple, dict] | None = None
         self.session.verify = verify
         self.session.cert = cert
         if token:
@@ -57,8 +62,8 @@ class ApiClient:
         repeated safely (a clock set, a cleanup delete); reads are idempotent by default."""
         __tracebackhide__ = True
         kw.setdefault("timeout", self.timeout)
-        # per request: requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE override a session's CA
-        kw.setdefault("verify", self.session.verify)
+        for key, value in self._environment().items():
+            kw.setdefault(key, value)
         repeatable = method in SAFE_METHODS if idempotent is None else idempotent
         started, problems = time.monotonic(), []
         for pause in (0.0, *self.retry_pauses):
@@ -81,6 +86,22 @@ class ApiClient:
                 raise TargetUnavailable(f"{method} {path}: {problems[-1]} (a write is not repeated)") from None
         raise TargetUnavailable(f"{method} {path}: {problems[-1]} ({len(problems)} attempts over "
                                 f"{time.monotonic() - started:.1f} s)") from None
+
+    def _environment(self) -> dict:
+        """What requests would take from the environment for a request to this target, as it would:
+        HTTP(S)_PROXY/ALL_PROXY unless NO_PROXY names the host; REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE
+        unless the client was given its own CA (or verify=False); ~/.netrc credentials for the host."""
+        key = (self.base_url, self.session.verify)
+        if self._env is None or self._env[0] != key:
+            verify = self.session.verify
+            if verify is True:
+                verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+            env = {"proxies": requests.utils.get_environ_proxies(self.base_url), "verify": verify}
+            netrc = requests.utils.get_netrc_auth(self.base_url) if self.session.auth is None else None
+            if netrc:
+                env["auth"] = netrc
+            self._env = (key, env)
+        return self._env[1]
 
     def call(self, method: str, path: str, **kw) -> dict:
         __tracebackhide__ = True
