@@ -167,9 +167,8 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--profile-set", item]
     for rig in args.rig or []:
         argv += ["--rig", rig]
-    if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report; a rig that
-        # runs out of scenarios takes half of the queue of one that has some left (worksteal), so none idles
-        argv += ["-n", str(len(args.rig)), "--dist", "worksteal"]
+    if args.rig and len(args.rig) > 1:   # one pytest-xdist worker per rig, one merged report
+        argv += _parallel(len(args.rig))
     if args.token:
         argv += ["--token", args.token]
     for flag in ("kubeconfig", "context", "node_credentials"):
@@ -188,36 +187,44 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--area", area]
     if args.tags:
         argv += ["-m", args.tags]
-    if args.features:
-        import os
-
-        os.environ["KUBE32_FEATURES"] = args.features
     if args.jobs > 1 and not (args.rig and len(args.rig) > 1):
-        # scenarios in parallel, one target per worker (each builds its own from --target); one report
-        # (parallel.py: the workers' order, handed out one scenario at a time)
-        argv += ["-n", str(args.jobs), "--dist", "load", "--maxschedchunk", "1"]
-    print(_estimate_line(args, "rig:" if args.rig else args.target), flush=True)
-    code = int(pytest.main(argv + list(args.pytest_args or [])))
-    return code
+        argv += _parallel(args.jobs)   # one target per worker (each builds its own from --target)
+    chosen = _chosen(args)
+    print(_estimate_line(args, "rig:" if args.rig else args.target, chosen), flush=True)
+    from kube32.conformance import suite
+
+    # a selection: this process and every worker parse and bind only the feature files it needs
+    narrowed = {sc.feature for sc in chosen} if args.clause or args.area or args.tags else None
+    with suite.binding(narrowed):
+        return int(pytest.main(argv + list(args.pytest_args or [])))
 
 
-def _estimate_line(args: argparse.Namespace, target: str) -> str:
-    """"about N minutes" before the run starts, for the selected scenarios and the target's profile."""
-    from kube32.conformance import estimate, suite
+def _parallel(workers: int) -> list[str]:
+    """pytest-xdist with ``workers`` workers, one report; scenarios handed out one at a time in the
+    workers' order (parallel.py: longest first), so the workers finish close together."""
+    return ["-n", str(workers), "--dist", "load", "--maxschedchunk", "1"]
+
+
+def _chosen(args: argparse.Namespace) -> list:
+    """The scenarios the run selects (``suite.ScenarioInfo``)."""
+    from kube32.conformance import suite
     from kube32.spec import catalogue
 
     if args.features:
-        import os
-
         os.environ["KUBE32_FEATURES"] = args.features
+    return [sc for sc, ok in suite.selection(catalogue.load(), args.clause or (), args.area or (), args.tags) if ok]
+
+
+def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
+    """"about N minutes" before the run starts, for the selected scenarios and the target's profile."""
+    from kube32.conformance import estimate
+
     name = args.profile or ("hardware" if target.startswith("rig:") else "simulator")
     overrides = {k.strip(): float(v) for k, _, v in (item.partition("=") for item in args.profile_set or [])}
     try:
         profile = profiles.load(name, **overrides)     # the timing the run will have (short-timeout rigs)
     except (profiles.ProfileError, TypeError, ValueError):
         profile = profiles.load(name)
-    chosen = [sc for sc, ok in suite.selection(catalogue.load(), args.clause or (), args.area or (), args.tags)
-              if ok]
     # on a target the jobs share, scenarios with nodes run one at a time (parallel.py): nearly all
     shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference")
     alone = chosen if shared else ()

@@ -3,8 +3,10 @@ and capabilities each scenario names, and the coverage check behind ``clauses --
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
+import functools
 import os
 from importlib import resources
 from pathlib import Path
@@ -14,6 +16,7 @@ from pytest_bdd.parser import FeatureParser
 from kube32.conformance.levels import SCENARIO_REFERENCE_TAG
 from kube32.spec import catalogue
 
+FEATURE_FILES = "KUBE32_FEATURE_FILES"   # the feature files a run binds (os.pathsep-separated, relative)
 CLAUSE_PREFIX = "clause-"
 NEEDS_PREFIX = "needs-"
 AREA_PREFIX = "area-"
@@ -44,6 +47,30 @@ def features_dir() -> Path:
     return Path(str(resources.files("kube32.features")))
 
 
+def bound_paths() -> list[str]:
+    """What ``bind`` turns into tests: the features directory, or only the files ``FEATURE_FILES``
+    names (``run`` sets it when --clause/--area/--tags select fewer: each process of the run, every
+    xdist worker too, then parses and builds only those)."""
+    base = features_dir()
+    only = os.environ.get(FEATURE_FILES)
+    return [str(base / f) for f in only.split(os.pathsep)] if only else [str(base)]
+
+
+@contextlib.contextmanager
+def binding(files: set[str] | None):
+    """``bind`` binds only ``files`` (relative to the features directory; None: all) meanwhile."""
+    before = os.environ.get(FEATURE_FILES)
+    if files is not None:
+        os.environ[FEATURE_FILES] = os.pathsep.join(sorted(files))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(FEATURE_FILES, None)
+        else:
+            os.environ[FEATURE_FILES] = before
+
+
 @dataclasses.dataclass(frozen=True)
 class ScenarioInfo:
     feature: str            # path relative to the features dir
@@ -64,8 +91,16 @@ class ScenarioInfo:
 
 def scenarios(base: Path | None = None) -> list[ScenarioInfo]:
     base = base or features_dir()
+    paths = sorted(base.rglob("*.feature"))
+    # parsed once per process while the files stay as they are (a run asks three times: its
+    # preflight, its estimate, its report's not-selected clauses)
+    return list(_parse(base, tuple((p, p.stat().st_mtime_ns) for p in paths)))
+
+
+@functools.lru_cache(maxsize=4)
+def _parse(base: Path, files: tuple[tuple[Path, int], ...]) -> tuple[ScenarioInfo, ...]:
     out = []
-    for path in sorted(base.rglob("*.feature")):
+    for path, _ in files:
         feature = FeatureParser(str(base), str(path.relative_to(base))).parse()
         for sc in feature.scenarios.values():
             tags = set(feature.tags) | set(sc.tags) | (set(sc.rule.tags) if sc.rule else set())
@@ -77,7 +112,7 @@ def scenarios(base: Path | None = None) -> list[ScenarioInfo]:
             steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc))
             out.append(ScenarioInfo(str(path.relative_to(base)), sc.name, sc.line_number,
                                     frozenset(tags), steps, document))
-    return out
+    return tuple(out)
 
 
 def _rendered_steps(template) -> list:
