@@ -217,7 +217,7 @@ def _chosen(args: argparse.Namespace) -> list:
 
 def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
     """"about N minutes" before the run starts, for the selected scenarios and the target's profile."""
-    from kube32.conformance import estimate
+    from kube32.conformance import estimate, parallel
 
     name = args.profile or ("hardware" if target.startswith("rig:") else "simulator")
     overrides = {k.strip(): float(v) for k, _, v in (item.partition("=") for item in args.profile_set or [])}
@@ -225,9 +225,10 @@ def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
         profile = profiles.load(name, **overrides)     # the timing the run will have (short-timeout rigs)
     except (profiles.ProfileError, TypeError, ValueError):
         profile = profiles.load(name)
-    # on a target the jobs share, scenarios with nodes run one at a time (parallel.py): nearly all
+    # on a target the jobs share, the scenarios that count every node run one at a time (parallel.py)
     shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference")
-    alone = chosen if shared else ()
+    alone = [sc for sc in chosen if parallel.runs_alone(sc.tags, "\n".join(text for _, text, _ in sc.steps))] \
+        if shared else ()
     jobs = len(args.rig) if args.rig and len(args.rig) > 1 else args.jobs   # several rigs: one worker each
     real = estimate.run_seconds(chosen, profile, manual=False, jobs=jobs, alone=alone)
     manual = estimate.run_seconds(chosen, profile, manual=True, jobs=jobs, alone=alone)

@@ -53,6 +53,8 @@ class ApiClient:
         self.validate = validate
         # callables (method, path, body) told of every valid object the target returns (observations.py)
         self.observers: list = []
+        # callables (method, seconds) told how long each answered attempt took (timing.LatencyMeter)
+        self.round_trips: list = []
         self.timeout = timeout
         self.retry_pauses = RETRY_PAUSES
 
@@ -69,7 +71,10 @@ class ApiClient:
         for pause in (0.0, *self.retry_pauses):
             time.sleep(pause)
             try:
+                sent = time.monotonic()
                 resp = self.session.request(method, self.base_url + path, **kw)
+                for hook in self.round_trips:
+                    hook(method, time.monotonic() - sent)
             except requests.exceptions.SSLError as exc:
                 raise TlsRefused(f"TLS with {self.base_url} failed: {_root(exc)}") from None
             except (requests.ConnectionError, requests.Timeout) as exc:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kube32.conformance import credentials, kinds, timing
+from kube32.conformance import credentials, kinds, naming, timing
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError, Unmet
 from kube32.conformance.kubelets import FakeKubelet
@@ -24,13 +24,19 @@ from kube32.conformance.timeline import Timeline
 # Namespaced kinds the runner cleans out of a scenario namespace on shared targets: what acts or
 # occupies nodes (Events, the target's own records, go with the namespace).
 CLEANUP_KINDS = ("Deployment", "DaemonSet", "Job", "Service", "Pod")
+# A scenario that shares the target's node set with others is fenced to its own nodes: they carry
+# this label (value: the scenario namespace) and every pod the runner asks the scheduler to place,
+# and every workload template, requires it (``fence``).
+FENCE_LABEL = "conformance.kube32.io/scenario"
+WORKLOAD_KINDS = ("Deployment", "DaemonSet", "Job")
 MANUAL_SETTLE = 2.0    # real seconds a manual-clock target gets to finish work it started
 HOLD_WINDOW = 1.0      # real seconds a "stays"/"is not" check holds on a real clock
 
 
 class ScenarioContext:
     def __init__(self, target, namespace: str | None = None, tags: frozenset[str] = frozenset(),
-                 heartbeat=None, judge: Judge | None = None, before_nodes: Callable[[], None] | None = None) -> None:
+                 heartbeat=None, judge: Judge | None = None, before_nodes: Callable[[], None] | None = None,
+                 own_nodes: list[str] | None = None) -> None:
         self.target = target
         self.api: ApiClient = target.api
         self.profile = target.profile
@@ -47,6 +53,11 @@ class ScenarioContext:
         self.notes: dict[str, Any] = {}          # scratch space for area steps
         self.tags = tags                         # the scenario's tags (rig boards read them)
         self.before_nodes = before_nodes         # called before the first node (parallel.Turn.alone)
+        # own node names and a fence on a target other scenarios use at the same time (naming.py)
+        # (own_nodes: the feature's node names, None when the scenario has the node set to itself)
+        self.node_names = naming.own_names(own_nodes or (), self.ns.removeprefix("k32-"))
+        self.renamer = naming.Renamer(self.node_names)
+        self.fence_labels = {FENCE_LABEL: self.ns} if own_nodes is not None else {}
         self.judge = judge or Judge(())          # failed checks, by clause and level (levels.py)
         self.observations = Observations(target.clock, self.ns)   # what the report's timeline draws
         self.timings: list[dict] = []            # timing verdicts (kube32.conformance.timing.record)
@@ -55,11 +66,25 @@ class ScenarioContext:
         self.api.observers.append(self.observations)
         self.api.observers.append(self.timeline.saw_request)
         self.api.observers.append(self._saw_write)
+        if not self.manual:
+            self.api.round_trips.append(self.timeline.latency.request)
 
     # -- names ----------------------------------------------------------------------------
     def name(self, feature_name: str) -> str:
         """Namespaced objects keep their feature names: the scenario namespace isolates them."""
         return feature_name
+
+    def fence(self, obj: dict) -> dict:
+        """A pod for the scheduler (no nodeName) or a workload, fenced to this scenario's nodes when
+        it shares the node set (nothing changes otherwise)."""
+        if not self.fence_labels or obj.get("kind") not in ("Pod", *WORKLOAD_KINDS):
+            return obj
+        spec = obj.setdefault("spec", {})
+        if obj["kind"] != "Pod":
+            spec = spec.setdefault("template", {}).setdefault("spec", {})
+        if not spec.get("nodeName"):
+            spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **self.fence_labels}
+        return obj
 
     @property
     def manual(self) -> bool:
@@ -95,6 +120,7 @@ class ScenarioContext:
         if kubelet is None:
             kubelet = FakeKubelet(self._node_api(name), self.target.clock, name, self.profile,
                                   len(self.kubelets) + 1, lease_duration=lease_duration)
+            kubelet.fence_labels = self.fence_labels
             created = getattr(self.target, "created_nodes", None)
             if created is not None:
                 created.add(name)
@@ -107,7 +133,7 @@ class ScenarioContext:
         if access is None:
             return self.api
         api = ApiClient(self.api.base_url, **access.client_kwargs(), **getattr(self.target, "timeout_kw", {}))
-        api.observers = self.api.observers
+        api.observers, api.round_trips = self.api.observers, self.api.round_trips
         return api
 
     def kubelet(self, name: str) -> FakeKubelet:
@@ -164,8 +190,10 @@ class ScenarioContext:
         where nothing changes until time is moved). Just before a deadline it holds until then."""
         __tracebackhide__ = True
         deadline = self.timeline.window
-        if deadline is not None and deadline.kind == "before" and not self.manual:
-            return self._judge_real(check, what, deadline, hold=True)
+        if deadline is not None and not self.manual:
+            # just before T it holds until T; by T + I it is what must have happened by then (an
+            # action the target may take up to T + I + the measured latency is waited for)
+            return self._judge_real(check, what, deadline, hold=deadline.kind == "before")
         started = time.monotonic()
         end = started + (window if window is not None else (0.0 if self.manual else HOLD_WINDOW))
         while True:
@@ -187,12 +215,14 @@ class ScenarioContext:
         allowance = meter.allowance()
         if window.kind == "by":
             cutoff = window.at + allowance
+            not_yet = None                 # when the last look that did not see it was sent
             while True:
                 sent = timing.now()
                 try:
                     result = check()
                 except AssertionError as exc:
                     meter.observed(sent, timing.now())
+                    not_yet = sent
                     if sent >= cutoff:
                         self._record(window, "failed", sent, str(exc), allowance)
                         raise Unmet(what, f"{exc} ({timing.describe(self.timings[-1])})", self._clock_now()) from None
@@ -200,7 +230,9 @@ class ScenarioContext:
                     continue
                 received = timing.now()
                 meter.observed(sent, received)
-                self._record(window, "passed", received, "", allowance)
+                # black-box, how late the target acted: after the last look that did not see it
+                self._record(window, "passed", received, "", allowance,
+                             acted=None if not_yet is None else (not_yet, received))
                 return result
         result, seen, failure = None, None, None
         while True:
@@ -215,14 +247,12 @@ class ScenarioContext:
                 break                      # this answer may already show what is due at T
             if ok:
                 seen = received
-                if not hold:
-                    break
-            elif hold:
+            elif hold or seen is not None:  # it held, then stopped holding before T
                 self._record(window, "failed", received, str(failure), allowance)
                 raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now()) from None
             if received + 2 * (received - sent) + timing.REAL_MARGIN_MIN / 2 >= window.deadline:
                 break                      # the next answer would come too late to count
-            time.sleep(0.02)
+            time.sleep(0.05)
         if seen is not None:
             self._record(window, "passed", seen, "", allowance)
             return result
@@ -234,10 +264,11 @@ class ScenarioContext:
                                    f"({timing.describe(self.timings[-1])}); the target was not judged")
 
     def _record(self, window: timing.Window | None, verdict: str, observed: float | None, detail: str = "",
-                allowance: float = 0.0) -> None:
+                allowance: float = 0.0, acted: tuple[float, float] | None = None) -> None:
         if window is not None:
             self.timings.append(timing.record(window, origin=self.timeline.origin, verdict=verdict,
-                                              observed=observed, allowance=allowance, detail=detail))
+                                              observed=observed, allowance=allowance, detail=detail, acted=acted,
+                                              latency=self.timeline.latency))
 
     # -- teardown -------------------------------------------------------------------------
     def close(self) -> None:
@@ -245,6 +276,8 @@ class ScenarioContext:
         for observer in (self.observations, self.timeline.saw_request, self._saw_write):
             if observer in self.api.observers:
                 self.api.observers.remove(observer)
+        if self.timeline.latency.request in self.api.round_trips:
+            self.api.round_trips.remove(self.timeline.latency.request)
         for k in self.kubelets.values():
             (getattr(k, "detach", None) or k.silence)()   # a rig board is not held after its scenario
 

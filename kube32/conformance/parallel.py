@@ -12,9 +12,11 @@ target the workers share (a URL: the target's ``shared`` is true) every scenario
 lock file (``flock``, ``Turn``): shared while it works in its own namespace, exclusively while it
 must be alone — from its start when it owns the whole node set (``@needs-exclusive-nodes``: node
 counts in FailedScheduling, where the scheduler puts a pod), restarts the control plane
-(``@needs-restart``) or the clock is manual (every scenario moves it); from its first node on
-otherwise, as the features' node names (node-a …) are cluster-wide. As tagged scenarios come last,
-they make a serial phase at the end of the run. The tags are the declaration; ``clauses --check``
+(``@needs-restart``) or the clock is manual (every scenario moves it). The others register their
+nodes under names of their own (naming.py: node names are cluster-wide) and are fenced to them
+(context.py), so they run side by side; where they cannot be renamed (``--node-credentials``) they
+are alone from their first node on. As tagged scenarios come last, they make a serial phase at the
+end of the run. The tags are the declaration; ``clauses --check``
 (steplint) fails a scenario that uses a step needing a capability without its tag.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
@@ -33,9 +36,33 @@ ALONE_NEEDS = frozenset({EXCLUSIVE_NODES, RESTART})
 LOCK_KEY = "kube32_lock"          # workerinput: the run's lock file (made by the controller)
 
 
-def runs_alone(tags) -> bool:
-    """Must this scenario have a shared target to itself (it needs the whole node set or a restart)?"""
-    return any(t.startswith(NEEDS_PREFIX) and t[len(NEEDS_PREFIX):] in ALONE_NEEDS for t in tags)
+# What a scenario reads that counts every node of the cluster (FailedScheduling messages "0/2 nodes
+# are available: ...", which change, and so start a new event, whenever any node comes or goes)
+COUNTS_EVERY_NODE = re.compile(r'FailedScheduling|nodes are available|PodScheduled condition of pod "[^"]*" says')
+
+
+def runs_alone(tags, text: str | None = None) -> bool:
+    """Must this scenario have a shared target to itself? When it restarts the control plane, or
+    it owns the whole node set (``@needs-exclusive-nodes``) and — where its ``text`` (step lines and
+    tables) is known — reads something that counts every node. A tagged scenario that does not
+    runs fenced to nodes of its own instead (context.py), which is all the scheduler and the
+    controllers then see of the node set."""
+    tags = set(tags)
+    if NEEDS_PREFIX + RESTART in tags:
+        return True
+    return NEEDS_PREFIX + EXCLUSIVE_NODES in tags and (text is None or bool(COUNTS_EVERY_NODE.search(text)))
+
+
+def item_text(item) -> str:
+    """A collected scenario's step lines and table cells, one text."""
+    lines = []
+    for s in item_steps(item):
+        lines += [s.name, *("|".join(row) for row in (s.datatable.raw() if s.datatable else []))]
+    return "\n".join(lines)
+
+
+def item_runs_alone(item) -> bool:
+    return runs_alone((m.name for m in item.iter_markers()), item_text(item))
 
 
 def order(items: list, seconds, alone, workers: int) -> list:
@@ -50,15 +77,28 @@ def order(items: list, seconds, alone, workers: int) -> list:
     return head + together[pairs:len(together) - pairs] + last
 
 
-def item_seconds(item, profile) -> float:
-    """Estimated real-clock seconds of a collected scenario (its Examples row filled in), as
+def item_steps(item) -> list:
+    """The steps of a collected scenario (pytest-bdd ``Step``s, its Examples row filled in), found as
     pytest-bdd's own ``--generate-missing`` finds a test's scenario."""
     template = scenario_wrapper_template_registry.get(getattr(item, "obj", None))
     if template is None:
-        return 0.0
+        return []
     example = getattr(item, "callspec", None) and item.callspec.params.get("_pytest_bdd_example")
-    steps = template.render(example).steps if example else template.steps
-    return estimate.scenario_seconds([(s.type, s.name, s.line_number) for s in steps], profile)
+    return template.render(example).steps if example else template.steps
+
+
+def item_seconds(item, profile) -> float:
+    """Estimated real-clock seconds of a collected scenario."""
+    steps = item_steps(item)
+    return estimate.scenario_seconds([(s.type, s.name, s.line_number) for s in steps], profile) if steps else 0.0
+
+
+def shares_nodes(target, item) -> bool:
+    """Does this scenario run beside others (``run --jobs N``) on a target they share, with node
+    names of its own (naming.py)? Not when it must be alone, nor when nodes speak with their own
+    credentials (--node-credentials: files named after the features' nodes)."""
+    return bool(getattr(target, "shared", False)) and not item_runs_alone(item) \
+        and not getattr(target, "node_credentials", None)
 
 
 class Turn:

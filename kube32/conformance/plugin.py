@@ -23,6 +23,7 @@ from kube32.conformance import (
     explanation,
     kubeconfig,
     levels,
+    naming,
     parallel,
     preflight,
     steplookup,
@@ -35,7 +36,7 @@ from kube32.conformance.reports import collector, terminal
 from kube32.conformance.reports.gherkin import SCENARIO_LOG, ScenarioLog
 from kube32.conformance.suite import NEEDS_PREFIX, item_clauses, known_tags
 from kube32.conformance.targets import registry
-from kube32.conformance.targets.base import CLOCK_MODES
+from kube32.conformance.targets.base import CLOCK_MODES, EXCLUSIVE_NODES
 from kube32.spec import catalogue, profiles
 
 VERDICT = pytest.StashKey[str]()
@@ -148,7 +149,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if _is_worker(config) and any(_is_scenario(i) for i in items):
         profile = _profile(config)
         items[:] = parallel.order(items, lambda i: parallel.item_seconds(i, profile),
-                                  lambda i: parallel.runs_alone(m.name for m in i.iter_markers()),
+                                  parallel.item_runs_alone,
                                   int(config.workerinput.get("workercount", 1)))
 
 
@@ -214,15 +215,17 @@ def k32(request: pytest.FixtureRequest, k32_target):
     if lock and getattr(target, "shared", False):    # other workers' scenarios use this target too
         turn = parallel.Turn(lock)
         held.callback(turn.close)
-        turn.alone() if target.clock.manual or parallel.runs_alone(tags) else turn.share()
+        turn.alone() if target.clock.manual or parallel.item_runs_alone(request.node) else turn.share()
     try:
         target.begin_scenario()
     except BaseException:
         held.close()
         raise
     try:
+        # beside other scenarios, a fence gives the scenario a node set of its own (parallel.py)
+        shares = turn is not None and parallel.shares_nodes(target, request.node)
         needs = sorted({m.name[len(NEEDS_PREFIX):] for m in request.node.iter_markers()
-                        if m.name.startswith(NEEDS_PREFIX)})
+                        if m.name.startswith(NEEDS_PREFIX)} - ({EXCLUSIVE_NODES} if shares else set()))
         missing = [n for n in needs if n not in target.capabilities]
         if missing:
             reason = f"target lacks capability {', '.join(missing)}"
@@ -233,7 +236,8 @@ def k32(request: pytest.FixtureRequest, k32_target):
                              if levels.SCENARIO_REFERENCE_TAG in tags else levels.DOCUMENT)
         request.node.stash[JUDGE] = judge
         ctx = ScenarioContext(target, tags=tags, heartbeat=request.config.stash.get(HEARTBEAT, None), judge=judge,
-                              before_nodes=turn.alone if turn is not None else None)
+                              before_nodes=turn.alone if turn is not None and not shares else None,
+                              own_nodes=naming.declared(parallel.item_steps(request.node)) if shares else None)
         prepare = getattr(target, "prepare_scenario", None)   # a rig parks boards the scenario must not see
         if prepare is not None:
             prepare(ctx)
@@ -302,6 +306,14 @@ def pytest_bdd_before_step(request: pytest.FixtureRequest, feature, scenario, st
     note = getattr(request.node.stash.get(SCENARIO_TARGET, None), "note", None)
     if note is not None:
         note(f"step: {step.keyword} {step.name}")
+
+
+def pytest_bdd_before_step_call(request: pytest.FixtureRequest, feature, scenario, step, step_func,
+                                step_func_args) -> None:
+    """A scenario with node names of its own (naming.py) gets them in every argument."""
+    ctx = request.node.stash.get(collector.CONTEXT, None)
+    if ctx is not None and ctx.node_names:
+        ctx.renamer.arguments(step_func_args)
 
 
 def pytest_bdd_after_step(request: pytest.FixtureRequest, feature, scenario, step, step_func,

@@ -46,33 +46,61 @@ class Window:
 
 
 class LatencyMeter:
-    """What the runner measures of the target and itself during a scenario (real clocks only)."""
+    """What the runner measures of the target and itself during a scenario (real clocks only).
+
+    - ``round_trip``: the longest read (the answer that shows an action comes that much later);
+    - ``write_trip``: the longest write, the runner's and its kubelets' (the Lease renewal a
+      deadline counts from reaches the target that much after its renewTime, and the target's own
+      writes, the condition or taint it is judged by, take as long on the same store);
+    - ``timer_late``: how late the runner's own waits ended (the machine's scheduling delay, which
+      the target's timers suffer as well on the same machine, and the runner's looks too);
+    - ``restart``: how long a control-plane restart took (the restarted target starts counting
+      somewhere within it).
+    """
 
     def __init__(self) -> None:
-        self.round_trip = 0.0       # longest observation round trip
-        self.timer_late = 0.0       # how late the runner's own waits ended, longest
+        self.round_trip = 0.0
+        self.write_trip = 0.0
+        self.timer_late = 0.0
+        self.restart = 0.0
+
+    def restarted(self, began: float, ended: float) -> None:
+        self.restart = max(self.restart, ended - began)
 
     def observed(self, sent: float, received: float) -> None:
         self.round_trip = max(self.round_trip, received - sent)
+
+    def request(self, method: str, seconds: float) -> None:
+        """ApiClient.round_trips hook: every answered request of the scenario."""
+        if method == "GET":
+            self.round_trip = max(self.round_trip, seconds)
+        else:
+            self.write_trip = max(self.write_trip, seconds)
 
     def woke(self, wanted: float, woke: float) -> None:
         self.timer_late = max(self.timer_late, woke - wanted)
 
     def allowance(self) -> float:
-        """Latency granted on top of the document's window before a late action counts."""
-        return round(ALLOWANCE_FLOOR + 2 * self.round_trip + self.timer_late, 3)
+        """Latency granted on top of the document's window before a late action counts: our look
+        and its answer, the write the deadline counts from, and the target's timer and ours late
+        by the scheduling delay measured."""
+        return round(ALLOWANCE_FLOOR + 2 * self.round_trip + self.write_trip + 2 * self.timer_late + self.restart, 3)
 
     def margin(self, interval: float) -> float:
-        """How far short of T a "before" moment stands: enough for one round trip, never more
-        than half a check interval (so a controller a check early is still seen early)."""
-        return min(max(REAL_MARGIN_MIN, 2 * self.round_trip + self.timer_late), interval / 2)
+        """How far short of T a "before" moment stands: enough for a late wake-up and one round
+        trip, never more than one check interval. The runner keeps looking until T (a hold), so a
+        controller a check early is still seen early."""
+        return min(max(REAL_MARGIN_MIN, interval / 2, 2 * (self.round_trip + self.timer_late)), interval)
 
 
 def record(window: Window, *, origin: float, verdict: str, observed: float | None,
-           allowance: float, detail: str = "") -> dict:
-    """One timing verdict, times relative to ``origin`` (the scenario's reference moment)."""
+           allowance: float, detail: str = "", acted: tuple[float, float] | None = None,
+           latency: LatencyMeter | None = None) -> dict:
+    """One timing verdict, times relative to ``origin`` (the scenario's reference moment). ``acted``:
+    the target acted after the first and before the second moment (black-box: the last look that
+    did not see it, the answer that did); ``latency``: what the allowance was made of."""
     low = window.deadline - origin
-    return {
+    entry = {
         "step": window.what,
         "kind": "not-before" if window.kind == "before" else "by",
         "deadline": round(low, 3),
@@ -82,6 +110,12 @@ def record(window: Window, *, origin: float, verdict: str, observed: float | Non
         "verdict": verdict,
         "detail": detail,
     }
+    if acted is not None:
+        entry["acted"] = [round(acted[0] - origin, 3), round(acted[1] - origin, 3)]
+    if latency is not None and allowance:
+        entry["latency"] = {"read": round(latency.round_trip, 3), "write": round(latency.write_trip, 3),
+                            "late": round(latency.timer_late, 3), "restart": round(latency.restart, 3)}
+    return entry
 
 
 def describe(entry: dict) -> str:
@@ -90,7 +124,12 @@ def describe(entry: dict) -> str:
     low, high = entry["allowed"]
     bound = f"not before +{low:.3f} s" if entry["kind"] == "not-before" else \
         f"allowed +{low:.3f}–{high:.3f} s + {entry['allowance']:.3f} s measured latency"
-    return f"{entry['step']}: {seen}, {bound} ({entry['verdict']})"
+    parts = entry.get("latency")
+    made = f" (longest read {parts['read']:.3f} s, write {parts['write']:.3f} s, timers late " \
+        f"{parts['late']:.3f} s)" if parts and entry["verdict"] != "passed" else ""
+    acted = f", the target acted between +{entry['acted'][0]:.3f} and +{entry['acted'][1]:.3f} s" \
+        if entry.get("acted") else ""
+    return f"{entry['step']}: {seen}{acted}, {bound}{made} ({entry['verdict']})"
 
 
 def now() -> float:

@@ -25,10 +25,15 @@ def test_order_hands_out_longest_first_pairs_long_with_short_and_keeps_the_alone
     assert parallel.order([], seconds.get, alone.__contains__, workers=4) == []
 
 
-def test_runs_alone_follows_the_capability_tags():
+def test_runs_alone_follows_the_capability_tags_and_what_the_scenario_reads():
     assert parallel.runs_alone({"needs-exclusive-nodes", "clause-X"})
-    assert parallel.runs_alone({"needs-restart"})
+    assert parallel.runs_alone({"needs-restart"}, "When 2 seconds pass")
     assert not parallel.runs_alone({"needs-fake-kubelets", "slow", "clause-X"})
+    # owning the node set matters only to a scenario that counts every node
+    assert not parallel.runs_alone({"needs-exclusive-nodes"}, 'the create response for pod "p" names node "node-a"')
+    assert parallel.runs_alone({"needs-exclusive-nodes"}, 'a "Warning" event "FailedScheduling" about pod "p" says:')
+    assert parallel.runs_alone({"needs-exclusive-nodes"}, "Warning|FailedScheduling|0/2 nodes are available: ...")
+    assert not parallel.runs_alone({"clause-X"}, 'a "Warning" event "FailedScheduling" about pod "p" says:')
 
 
 FEATURE = textwrap.dedent('''
@@ -50,7 +55,7 @@ FEATURE = textwrap.dedent('''
           | 4 |
 
       @clause-NODE-NOTREADY-AT-LEASE-DURATION
-      Scenario Outline: a scenario with nodes <n> is alone from its first node on
+      Scenario Outline: a scenario with nodes <n> shares the target under node names of its own
         Given these Ready nodes:
           | name   | memory |
           | node-a | 64Ki   |
@@ -63,8 +68,7 @@ FEATURE = textwrap.dedent('''
           | 2 |
 
       @clause-SCHED-BIND-ON-CREATE @needs-exclusive-nodes
-      Scenario: a scenario that owns the node set runs alone, at the end
-        When 1 seconds pass
+      Scenario: one that owns the node set but counts no node is fenced to its own, beside the others
         Given these Ready nodes:
           | name   | memory |
           | node-a | 64Ki   |
@@ -72,21 +76,40 @@ FEATURE = textwrap.dedent('''
           | resource | quantity |
           | memory   | 1Ki      |
         Then the create response for pod "p" names node "node-a"
+
+      @clause-SCHED-FILTER-MEMORY @needs-exclusive-nodes
+      Scenario: one whose FailedScheduling message counts every node runs alone, at the end
+        When 1 seconds pass
+        Given these Ready nodes:
+          | name   | memory |
+          | node-a | 100Ki  |
+        When I create a pod "p" requesting:
+          | resource | quantity |
+          | memory   | 102401   |
+        Then pod "p" is not bound
+        And a "Warning" event "FailedScheduling" about pod "p" says:
+          """
+          0/1 nodes are available: 1 Insufficient memory.
+          """
     ''')
 
 PROBE = textwrap.dedent('''
-    """Writes when each scenario's steps ran (its call phase) to $K32_PROBE, one JSON line each."""
+    """Writes when each scenario's steps ran to $K32_PROBE, one JSON line each: from its first step's call
+    (its fixtures, and so its hold of the run's lock, in place) to the end of its call phase."""
     import json, os, time
     import pytest
 
+    def pytest_bdd_before_step_call(request, feature, scenario, step, step_func, step_func_args):
+        if not hasattr(request.node, "k32_began"):
+            request.node.k32_began = time.time()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(item):
-        began = time.time()
         try:
             return (yield)
         finally:
             with open(os.environ["K32_PROBE"], "a") as fh:
-                fh.write(json.dumps({"name": item.name, "began": began, "ended": time.time(),
+                fh.write(json.dumps({"name": item.name, "began": item.k32_began, "ended": time.time(),
                                      "pid": os.getpid()}) + "\\n")
     ''')
 
@@ -111,16 +134,21 @@ def test_on_a_shared_target_alone_scenarios_overlap_no_other(pytester, tmp_path,
         server.stop()
     doc = json.loads((tmp_path / "report" / "clauses.json").read_text())
     got = statuses(doc)
-    assert [got[c] for c in ("JOB-RESTART-POLICY", "NODE-NOTREADY-AT-LEASE-DURATION", "SCHED-BIND-ON-CREATE")] \
-        == ["passed"] * 3, doc["summary"]      # two scenarios registered node-a on one server: both passed
+    assert [got[c] for c in ("JOB-RESTART-POLICY", "NODE-NOTREADY-AT-LEASE-DURATION", "SCHED-BIND-ON-CREATE",
+                             "SCHED-FILTER-MEMORY")] == ["passed"] * 4, doc["summary"]
     assert result.ret == 0
+    runs = {s["name"]: s for row in doc["clauses"] for s in row["scenarios"]}
+    # three scenarios registered node-a on one server, each under a name of its own
+    renamed = [s["nodes"]["node-a"] for name, s in runs.items() if "of its own" in name or "fenced" in name]
+    assert len(renamed) == 3 and len(set(renamed)) == 3 and all(n.startswith("node-a-") for n in renamed), runs
+    assert "nodes" not in runs["one whose FailedScheduling message counts every node runs alone, at the end"]
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(calls) == 7 and len({c["pid"] for c in calls}) > 1, calls
-    owner = next(c for c in calls if "owns_the_node_set" in c["name"])
+    assert len(calls) == 8 and len({c["pid"] for c in calls}) > 1, calls
+    owner = next(c for c in calls if "counts_every_node" in c["name"])
     others = [c for c in calls if c is not owner]
-    # it takes the lock before its first step: no other scenario's steps run meanwhile, and as it is
-    # handed out last, it runs after all of them (the serial end phase)
-    assert owner["began"] >= max(c["ended"] for c in others), calls
+    # it holds the lock alone from before its first step: no other scenario's steps run meanwhile
+    # (handed out last, it is the serial end phase; a scenario handed out just before it may wait for it)
+    assert all(c["ended"] <= owner["began"] or c["began"] >= owner["ended"] for c in others), calls
 
 
 def test_the_estimate_adds_the_scenarios_that_run_alone_one_after_another():

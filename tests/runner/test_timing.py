@@ -102,6 +102,55 @@ def test_real_clock_by_passes_when_the_change_shows_within_the_allowance():
     assert "measured latency" in timing.describe(ctx.timings[-1])
 
 
+def test_real_clock_a_state_check_by_the_deadline_waits_for_the_change_within_the_allowance():
+    """"Then pod "web" is not bound" one check interval after the taint: the eviction may show up
+    to the measured latency later (it failed at once before: a consistently-check in a by window)."""
+    ctx = _context(RealClock())
+    ctx.timeline.close()
+    now = time.time()
+    ctx.timeline.window = timing.Window("by", now - 0.5, now, 0.5, "just over T")
+    appears = now + timing.ALLOWANCE_FLOOR / 2
+
+    def unbound():
+        assert time.time() >= appears, "spec.nodeName is 'node-a'"
+
+    ctx.consistently(unbound, "pod not bound")
+    record = ctx.timings[-1]
+    assert record["verdict"] == "passed"
+    low, high = record["acted"]            # black-box: when the target acted, relative to the origin
+    assert low <= appears - ctx.timeline.origin <= high + 0.01
+    assert "the target acted between" in timing.describe(record)
+
+
+def test_real_clock_before_the_deadline_every_answer_until_t_counts():
+    """A state seen at T - margin that is gone before T is an action before T: failed."""
+    ctx = _context(RealClock())
+    ctx.timeline.close()
+    now = time.time()
+    ctx.timeline.window = timing.Window("before", now + 0.4, now, 0.5, "almost T")
+    gone = now + 0.15
+
+    def ready():
+        assert time.time() < gone, "node-a Ready is 'Unknown'"
+
+    with pytest.raises(AssertionError, match="Unknown"):
+        ctx.eventually(ready, "node-a still Ready")
+    assert ctx.timings[-1]["verdict"] == "failed"
+
+
+def test_the_allowance_counts_reads_twice_writes_once_and_timers_for_both_sides():
+    meter = timing.LatencyMeter()
+    meter.request("GET", 0.02)
+    meter.request("PUT", 0.3)             # e.g. the Lease renewal the deadline counts from
+    meter.woke(10.0, 10.05)
+    assert meter.allowance() == pytest.approx(timing.ALLOWANCE_FLOOR + 0.04 + 0.3 + 0.1)
+    meter.restarted(0.0, 2.0)
+    assert meter.allowance() == pytest.approx(timing.ALLOWANCE_FLOOR + 0.04 + 0.3 + 0.1 + 2.0)
+    assert meter.margin(0.5) == 0.25 and meter.margin(1.0) == 0.5    # half a check interval at least
+    meter.woke(20.0, 20.4)
+    assert meter.margin(0.5) == 0.5                                  # never more than one
+
+
 PHASE_CLAUSES = ("NODE-CHECK-INTERVAL", "NODE-NOTREADY-AT-LEASE-DURATION", "NODE-EVICT-AT-TOLERATION-EXPIRY",
                  "NODE-EVICT-COUNTS-FROM-TIMEADDED")
 

@@ -83,13 +83,15 @@ class FakeKubelet:
         self.next_sync: float | None = None
         self._ips = 0
         self.lock = threading.RLock()
+        self.fence_labels: dict[str, str] = {}   # labels a scenario sharing the target puts on its nodes
 
     # -- registration and reports ---------------------------------------------------------
     def register(self, *, capacity: dict[str, str], allocatable: dict[str, str], labels: dict[str, str],
                  with_status: bool = True, unschedulable: bool = False, ready: str = "True") -> dict:
         self.capacity, self.free, self.ready = dict(capacity), dict(allocatable), ready
         node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": self.name, "labels": {HOSTNAME_LABEL: self.name, **labels}},
+                "metadata": {"name": self.name, "labels": {HOSTNAME_LABEL: self.name, **labels,
+                                                           **self.fence_labels}},
                 "spec": {"unschedulable": True} if unschedulable else {}}
         if with_status:      # registered with its status, as upstream's kubelet does (nothing runs yet)
             node["status"] = self.node_status(pods=[])

@@ -72,6 +72,7 @@ class ScenarioResult:
     level: str = levels.DOCUMENT                                      # the scenario's own (@interpretation: reference)
     by_clause: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)   # clause -> level -> verdict
     findings: list[dict] = dataclasses.field(default_factory=list)    # levels.Finding.as_dict()
+    nodes: dict[str, str] = dataclasses.field(default_factory=dict)    # feature's node name -> the one used (naming.py)
 
     def verdict(self, level: str, clause: str | None = None) -> str:
         """The scenario's verdict at ``level`` (for one of its clauses, or all)."""
@@ -135,7 +136,8 @@ class Collector:
             where=where,
             explanation=item.stash.get(EXPLANATION, None) if verdict in ("failed", "deviation") else None,
             level=judge.level if judge is not None else levels.DOCUMENT,
-            by_clause=dict(by_clause or {}), findings=[f.as_dict() for f in findings])
+            by_clause=dict(by_clause or {}), findings=[f.as_dict() for f in findings],
+            nodes=dict(getattr(ctx, "node_names", None) or {}))
         setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
 
     # -- where the reports are written ----------------------------------------------------------
@@ -190,7 +192,8 @@ class Collector:
                                   if any(c.id in f["clauses"] for f in r.findings) else {}),
                                **({"logs": log_paths(r)} if r.logs else {}),
                                **({"timing": r.timing} if r.timing else {}),
-                               **({"where": r.where} if r.where else {})}
+                               **({"where": r.where} if r.where else {}),
+                               **({"nodes": r.nodes} if r.nodes else {})}
                               for r in runs],
             })
         return out

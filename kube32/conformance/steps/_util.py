@@ -84,7 +84,7 @@ def remember_create(k32, key: str, obj: dict) -> dict | ApiStatusError:
     """Create ``obj`` and remember the answer (object or error) under ``key``; errors are kept for a
     later Then to judge, not raised."""
     try:
-        answer = k32.api.create(obj)
+        answer = k32.api.create(k32.fence(obj))
         k32.objects[key] = answer
     except ApiStatusError as exc:
         answer = exc

@@ -60,4 +60,4 @@ def control_plane_restarts(k32):
     k32.target.restart_control_plane()
     k32.timeline.pin(began)
     if not k32.manual:
-        k32.timeline.latency.woke(began, k32.timeline.now())
+        k32.timeline.latency.restarted(began, k32.timeline.now())

@@ -52,7 +52,7 @@ def deployment_manifest(k32, name: str, overrides: dict | None = None) -> dict:
 
 
 def create_deployment(k32, name: str, obj: dict) -> dict:
-    created = k32.api.create(obj)
+    created = k32.api.create(k32.fence(obj))
     k32.objects[name] = created
     k32.notes[_uid_key(name)] = created["metadata"]["uid"]
     return created

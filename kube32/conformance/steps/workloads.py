@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
+from kube32.conformance.context import FENCE_LABEL
 from kube32.conformance.errors import ApiStatusError
 from kube32.conformance.steps._util import DEFAULT_IMAGE, labels, remember_create, step
 from kube32.spec import constants
 
 HASH = constants.CONTROLLER_REVISION_HASH_LABEL
-# On a shared target (other nodes present) DaemonSets are fenced to the scenario's nodes: those
-# nodes get this label (value: the scenario namespace) and the template's nodeSelector requires it.
-FENCE_LABEL = "conformance.kube32.io/scenario"
 UNSET = ("", "unset", "default", "-")
 WRITE_RETRIES = 5
 MAX_ROUNDS = 40          # workload intervals a Job is driven for before a driver step gives up
@@ -144,8 +142,10 @@ def start_if_pending(k32, pod: dict) -> dict:
 
 # == DaemonSet: creating and changing =============================================================
 def fenced(k32) -> bool:
-    """Does this scenario share the node set with others (so DaemonSets must be fenced)?"""
-    return not k32.has("exclusive-nodes")
+    """Does this scenario share the node set with others (so DaemonSets must be fenced)? Either
+    it runs beside other scenarios (its nodes carry the fence label from the start: context.py) or
+    other nodes are present."""
+    return bool(k32.fence_labels) or not k32.has("exclusive-nodes")
 
 
 def fence(k32) -> dict[str, str]:
@@ -153,6 +153,8 @@ def fence(k32) -> dict[str, str]:
     the scenario owns every node)."""
     if not fenced(k32):
         return {}
+    if k32.fence_labels:
+        return dict(k32.fence_labels)
     for node in k32.kubelets:
         k32.api.patch("Node", node, {"metadata": {"labels": {FENCE_LABEL: k32.ns}}})
     return {FENCE_LABEL: k32.ns}
