@@ -2,39 +2,45 @@
 ``kube32-conformance serve``.
 
 Run: ``.venv/bin/python benchmarks/fleet_load.py [--nodes 5000] [--seconds 60] [--baseline REF]``.
-A script, not a test. It registers N Ready nodes with Leases (leaseDurationSeconds 15), then renews
-every Lease every ``--interval`` seconds (renewals spread evenly: N/interval writes per second, from
-``--clients`` processes x 8 keep-alive connections) for ``--seconds``; each node reports Ready
-just before its first renewal (so the registration phase does not count against its Lease). Reports:
+A script, not a test. It registers N nodes with Leases (leaseDurationSeconds 15), then renews every
+Lease every ``--interval`` seconds (renewals spread evenly: N/interval pre-encoded PUTs per second)
+for ``--seconds``, from ``--clients`` processes of the cheap asyncio client (``_client``), each
+with ``--connections`` keep-alive connections; right after its first renewal each node reports
+Ready (a merge patch of its status), so the registration phase does not count against its Lease.
 
-- renewal p50/p99 latency and the achieved renewal rate;
-- client lag p99 (how late the clients sent against their schedule; if this is large the CLIENT,
-  not the server, fell behind on the shared machine);
-- nodes not Ready at the end and NodeNotReady events recorded (both must be 0);
-- server CPU per renewal.
+Reports, per server: renewal p50/p99 (submit -> answer) and the achieved rate; nodes not Ready at
+the end and NodeNotReady events (both must be 0); the server's CPU per renewal; and the CLIENT's
+own figures: its CPU and its lag p99 (how late its loop sent against the schedule: if that is large
+the client, not the server, fell behind on the shared machine, and the run is inconclusive).
+
+A server that stops answering is a result, not a crash: once renewals fail (time out or are
+refused) for ``--give-up`` seconds in a row the run stops and prints "collapsed after N s, M
+renewals failed".
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
 import json
-import multiprocessing as mp
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _client  # noqa: E402
 import _servers  # noqa: E402
 
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
 TIMEOUT = 20.0
 FIGURES = {"memory": "320Ki", "esp32.io/gpio": "12"}
+INCONCLUSIVE_LAG = 5.0      # s: a client this late cannot tell anything about the server
 
 
 def stamp(t: float) -> str:
+    """RFC 3339 with microseconds: always 27 bytes, so a pre-encoded body keeps its length."""
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e6):06d}Z"
 
 
@@ -42,137 +48,199 @@ def node_name(i: int) -> str:
     return f"fleet-{i:05d}"
 
 
-def lease_body(name: str, t: float) -> str:
+def lease_body(name: str, t: float) -> bytes:
     return json.dumps({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                        "metadata": {"name": name, "namespace": "kube-node-lease"},
-                       "spec": {"holderIdentity": name, "leaseDurationSeconds": 15, "renewTime": stamp(t)}})
+                       "spec": {"holderIdentity": name, "leaseDurationSeconds": 15,
+                                "renewTime": stamp(t)}}).encode()
 
 
-def call(conn, method: str, path: str, body: str | None = None) -> tuple[int, bytes]:
-    conn.request(method, path, body, {"Content-Type": "application/json"} if body else {})
-    resp = conn.getresponse()
-    return resp.status, resp.read()
+class Renewal:
+    """The PUT of one node's Lease, encoded once; only the 27 bytes of renewTime change."""
+
+    __slots__ = ("head", "tail", "status_path", "status_body")
+
+    def __init__(self, name: str) -> None:
+        marker = "0000-00-00T00:00:00.000000Z"
+        body = lease_body(name, 0).replace(stamp(0).encode(), marker.encode())
+        whole = _client.request("PUT", f"{LEASES}/{name}", body)
+        self.head, self.tail = whole.split(marker.encode())
+        ready = json.dumps({"status": {"capacity": FIGURES, "allocatable": FIGURES, "conditions": [
+            {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "ready",
+             "lastHeartbeatTime": "@", "lastTransitionTime": "@"}]}}).encode()
+        self.status_path, self.status_body = f"/api/v1/nodes/{name}/status", ready
+
+    def put(self, t: float) -> bytes:
+        return self.head + stamp(t).encode() + self.tail
+
+    def ready(self, t: float) -> bytes:
+        """The kubelet's first status report (Ready, merge patch): from now on the Lease is timed."""
+        body = self.status_body.replace(b"@", (stamp(t)[:19] + "Z").encode())
+        return _client.request("PATCH", self.status_path, body, "application/merge-patch+json")
 
 
-def register(port: int, indices: range) -> None:
-    """Nodes without status (the lifecycle controller does not time them yet) and their Leases."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-    for i in indices:
-        name = node_name(i)
-        code, body = call(conn, "POST", "/api/v1/nodes", json.dumps(
-            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}))
-        assert code == 201, body[:300]
-        code, body = call(conn, "POST", LEASES, lease_body(name, time.time()))
-        assert code == 201, body[:300]
+def register(port: int, indices: list[int], connections: int) -> dict:
+    """In a client process: create the nodes (no status yet: not timed) and their Leases."""
+    failed: list[str] = []
+
+    async def run() -> None:
+        pool = _client.Pool(port, connections, TIMEOUT)
+        await pool.open()
+
+        def check(status: int, body: bytes, _s: float) -> None:
+            if status != 201:
+                failed.append(f"{status} {body[:200]!r}")
+
+        for i in indices:
+            name = node_name(i)
+            pool.submit(_client.request("POST", "/api/v1/nodes", json.dumps(
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}).encode()), check)
+            pool.submit(_client.request("POST", LEASES, lease_body(name, time.time())), check)
+            if pool.pending() > 4 * connections:
+                await pool.drain(0.05 * connections)
+        await pool.drain(TIMEOUT + 5)
+        pool.close()
+
+    asyncio.run(run())
+    return {"failed": len(failed), "first_failure": failed[0] if failed else None}
 
 
-def report_ready(conn, name: str) -> None:
-    """The kubelet's first status report (Ready): from now on the node's Lease is timed."""
-    _, body = call(conn, "GET", f"/api/v1/nodes/{name}")
-    node = json.loads(body)
-    now = stamp(time.time())
-    node["status"] = {"capacity": FIGURES, "allocatable": FIGURES,
-                      "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                      "message": "ready", "lastHeartbeatTime": now, "lastTransitionTime": now}]}
-    code, body = call(conn, "PUT", f"/api/v1/nodes/{name}/status", json.dumps(node))
-    assert code == 200, body[:300]
-
-
-def renewer(port: int, indices: list[int], n_nodes: int, interval: float, start: float, seconds: float,
-            out) -> None:
-    """One client process: 8 threads renew ``indices`` on schedule."""
+def renewer(port: int, indices: list[int], args, start_wall: float, start_mono: float) -> dict:
+    """In a client process: renew ``indices`` on schedule; give up once the server has failed
+    every renewal for ``args.give_up`` seconds."""
     lat: list[float] = []
-    lag: list[float] = []
     failures = [0]
+    last_ok = [start_mono]
+    first_failure = [None]
+    stopped = [None]
+    meter = _client.Meter()
+    renewals = {i: Renewal(node_name(i)) for i in indices}
+    n, interval = args.nodes, args.interval
 
-    def run(mine: list[int]) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-        schedule = sorted((start + i / n_nodes * interval, i) for i in mine)
-        k = 0
-        while True:
-            for due0, i in schedule:
-                due = due0 + k * interval
-                if due > start + seconds:
+    def schedule():
+        rounds = int(args.seconds // interval) + 1
+        mine = sorted(indices)
+        for k in range(rounds):
+            for i in mine:
+                due = start_mono + i / n * interval + k * interval
+                if due > start_mono + args.seconds:
                     return
-                delay = due - time.time()
-                if delay > 0:
-                    time.sleep(delay)
-                t0 = time.time()
-                lag.append(t0 - due)
-                name = node_name(i)
-                try:
+                yield due, (k, i)
+
+    async def run() -> None:
+        pool = _client.Pool(port, args.connections, TIMEOUT)
+        await pool.open()
+
+        def renewed(k: int, i: int):
+            def done(status: int, body: bytes, seconds: float) -> None:
+                if status == 200:
+                    lat.append(seconds)
+                    last_ok[0] = time.monotonic()
                     if k == 0:
-                        report_ready(conn, name)
-                    code, _ = call(conn, "PUT", f"{LEASES}/{name}", lease_body(name, t0))
-                except OSError:
-                    code = 0
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-                if code == 200:
-                    lat.append(time.time() - t0)
+                        pool.submit(renewals[i].ready(time.time()), reported)
                 else:
                     failures[0] += 1
-            k += 1
+                    if first_failure[0] is None:
+                        first_failure[0] = (time.monotonic() - start_mono, status, body[:200])
+            return done
 
-    threads = [threading.Thread(target=run, args=(indices[j::8],)) for j in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    out.put({"lat": lat, "lag": lag, "failures": failures[0]})
+        def reported(status: int, body: bytes, seconds: float) -> None:
+            if status != 200:
+                failures[0] += 1
+
+        def act(item) -> None:
+            k, i = item
+            now = time.monotonic()
+            pool.submit(renewals[i].put(start_wall + (now - start_mono)), renewed(k, i))
+
+        def collapsed() -> bool:
+            if failures[0] and time.monotonic() - last_ok[0] > args.give_up:
+                stopped[0] = time.monotonic() - start_mono
+                return True
+            return False
+
+        await _client.paced(schedule(), act, meter, collapsed)
+        await pool.drain(TIMEOUT + 5)
+        pool.close()
+
+    asyncio.run(run())
+    return {"lat": lat, "failures": failures[0], "first_failure": first_failure[0], "stopped": stopped[0],
+            **meter.result()}
+
+
+def fetch(port: int, path: str):
+    """One JSON GET after the run (None if the server cannot answer)."""
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        return json.loads(resp.read()) if resp.status == 200 else None
+    except (OSError, http.client.HTTPException, ValueError):
+        return None
 
 
 def run_load(url: str, pid: int, args) -> dict:
     port = int(url.rsplit(":", 1)[1])
     t0 = time.monotonic()
-    step = (args.nodes + 15) // 16
-    setup = [threading.Thread(target=register, args=(port, range(k, min(k + step, args.nodes))))
-             for k in range(0, args.nodes, step)]
-    for t in setup:
-        t.start()
-    for t in setup:
-        t.join()
-    out: dict = {"register_s": time.monotonic() - t0}
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    start = time.time() + 1.0
+    clients = max(1, args.clients)
+    share = [list(range(c, args.nodes, clients)) for c in range(clients)]
+    regs = _client.in_processes(register, [(port, s, 16) for s in share], timeout=600)
+    out: dict = {"register_s": time.monotonic() - t0,
+                 "register_failed": sum(r.get("failed", 0) if r else len(s) for r, s in zip(regs, share, strict=True))}
+    if out["register_failed"]:
+        out["collapsed"] = f"registration: {out['register_failed']} of {2 * args.nodes} creates failed " \
+                           f"({next((r.get('first_failure') or r.get('error') for r in regs if r), 'no answer')})"
+        return out
     cpu0 = _servers.cpu_seconds(pid)
-    procs = [ctx.Process(target=renewer, args=(port, list(range(c, args.nodes, args.clients)), args.nodes,
-                                               args.interval, start, args.seconds, q))
-             for c in range(args.clients)]
-    for p in procs:
-        p.start()
-    parts = [q.get(timeout=args.seconds + 600) for _ in procs]
-    for p in procs:
-        p.join()
+    start_mono, start_wall = time.monotonic() + 1.0, time.time() + 1.0   # fork shares the monotonic clock
+    parts = _client.in_processes(renewer, [(port, s, args, start_wall, start_mono) for s in share],
+                                 timeout=args.seconds + 2 * TIMEOUT + 120)
     out["cpu_s"] = _servers.cpu_seconds(pid) - cpu0
-    lat = [x for p in parts for x in p["lat"]]
-    lag = [x for p in parts for x in p["lag"]]
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    _, body = call(conn, "GET", "/api/v1/nodes")
-    nodes = json.loads(body)["items"]
-    not_ready = sum(1 for n in nodes if not any(c.get("type") == "Ready" and c.get("status") == "True"
-                                                 for c in (n.get("status") or {}).get("conditions") or []))
-    _, body = call(conn, "GET", "/api/v1/events?fieldSelector=reason%3DNodeNotReady")
-    events = len(json.loads(body)["items"])
-    out.update(renewals=len(lat), failures=sum(p["failures"] for p in parts),
-               rate=len(lat) / args.seconds, p50=_servers.percentile(lat, 50), p99=_servers.percentile(lat, 99),
-               max=max(lat or [0]), lag_p99=_servers.percentile(lag, 99), not_ready=not_ready,
-               not_ready_events=events, rss_mb=_servers.rss_kb(pid) / 1024)
+    good = [p for p in parts if p and "lat" in p]
+    lat = [x for p in good for x in p["lat"]]
+    lag = [x for p in good for x in p["client_lag"]]
+    stops = [p["stopped"] for p in good if p["stopped"] is not None]
+    out.update(renewals=len(lat), failures=sum(p["failures"] for p in good),
+               lost_clients=len(parts) - len(good), rate=len(lat) / args.seconds,
+               p50=_servers.percentile(lat, 50), p99=_servers.percentile(lat, 99), max=max(lat or [0]),
+               lag_p99=_servers.percentile(lag, 99), client_cpu_s=sum(p["client_cpu_s"] for p in good),
+               rss_mb=_servers.rss_kb(pid) / 1024)
     out["cpu_us_per_renewal"] = out["cpu_s"] / max(1, len(lat)) * 1e6
+    out["client_cpu_us_per_renewal"] = out["client_cpu_s"] / max(1, len(lat)) * 1e6
+    if stops or out["lost_clients"]:
+        firsts = [p["first_failure"] for p in good if p["first_failure"]]
+        why = f"first failure at {min(firsts)[0]:.0f} s: {min(firsts)[1]} {min(firsts)[2]!r}" if firsts else ""
+        lost = f", {out['lost_clients']} client processes lost" if out["lost_clients"] else ""
+        out["collapsed"] = (f"collapsed after {min(stops or [args.seconds]):.0f} s, "
+                            f"{out['failures']} renewals failed{lost}{'; ' + why if why else ''}")
+    nodes = fetch(port, "/api/v1/nodes")
+    events = fetch(port, "/api/v1/events?fieldSelector=reason%3DNodeNotReady")
+    out["not_ready"] = None if nodes is None else sum(
+        1 for n in nodes["items"] if not any(c.get("type") == "Ready" and c.get("status") == "True"
+                                             for c in (n.get("status") or {}).get("conditions") or []))
+    out["not_ready_events"] = None if events is None else len(events["items"])
+    out["inconclusive"] = out["lag_p99"] > INCONCLUSIVE_LAG
     return out
 
 
 def show(name: str, r: dict, args) -> None:
     print(f"\n{name}: registered {args.nodes} nodes in {r['register_s']:.0f} s")
+    if "renewals" not in r:
+        print(f"  {name.split()[0]}: {r['collapsed']}")
+        return
+    if r.get("collapsed"):
+        print(f"  {name.split()[0]}: {r['collapsed']}")
     print(f"  renewals {r['renewals']} ({r['failures']} failed), {r['rate']:.0f}/s "
           f"(schedule: {args.nodes / args.interval:.0f}/s)")
     print(f"  renewal p50 {r['p50'] * 1000:.1f} ms  p99 {r['p99'] * 1000:.1f} ms  max {r['max'] * 1000:.0f} ms"
           f"   (target p99 <= 250)")
-    print(f"  client lag p99 {r['lag_p99'] * 1000:.0f} ms (the clients' own delay on this machine)")
-    print(f"  nodes not Ready at the end: {r['not_ready']}; NodeNotReady events: {r['not_ready_events']}"
-          f"   (target 0)")
+    unknown = "unknown (the server did not answer)"
+    print(f"  nodes not Ready at the end: {unknown if r['not_ready'] is None else r['not_ready']}; NodeNotReady "
+          f"events: {unknown if r['not_ready_events'] is None else r['not_ready_events']}   (target 0)")
     print(f"  server CPU {r['cpu_s']:.1f} s = {r['cpu_us_per_renewal']:.0f} us per renewal; RSS {r['rss_mb']:.0f} MB")
+    verdict = "INCONCLUSIVE: the client fell behind" if r["inconclusive"] else "the client kept its schedule"
+    print(f"  client: CPU {r['client_cpu_s']:.1f} s = {r['client_cpu_us_per_renewal']:.0f} us per renewal, "
+          f"lag p99 {r['lag_p99'] * 1000:.0f} ms ({verdict})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--interval", type=float, default=5.0)
     ap.add_argument("--clients", type=int, default=2, help="client processes")
+    ap.add_argument("--connections", type=int, default=64, help="keep-alive connections per client process")
+    ap.add_argument("--give-up", type=float, default=30.0,
+                    help="stop once every renewal has failed for this long (the server collapsed)")
     ap.add_argument("--baseline", metavar="REF", help="also run the same load against commit REF")
     args = ap.parse_args(argv)
     print(f"{args.nodes} nodes renewing every {args.interval:g} s for {args.seconds:g} s; {_servers.load()}")
