@@ -34,10 +34,14 @@ def test_a_thousand_watches_get_every_event_and_nobody_starves():
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_five_thousand_renewing_nodes_stay_ready():
-    args = argparse.Namespace(nodes=5000, seconds=120.0, interval=5.0, clients=2)
+    args = argparse.Namespace(nodes=5000, seconds=120.0, interval=5.0, clients=2, connections=64, give_up=30.0)
     with _servers.server(_servers.ROOT) as (url, pid):
         r = fleet_load.run_load(url, pid, args)
-    if r["lag_p99"] > 5.0:
+    assert r["register_failed"] == 0, r.get("collapsed")
+    if r["inconclusive"]:
+        # the generator itself fell behind (the shared machine starved it): renewals went out late,
+        # so a lapsed node would say nothing about the server
         pytest.skip(f"inconclusive: the load CLIENTS ran {r['lag_p99']:.1f} s behind schedule on this machine")
+    assert not r.get("collapsed"), r["collapsed"]
     assert r["failures"] == 0
     assert r["not_ready"] == 0 and r["not_ready_events"] == 0
