@@ -13,25 +13,29 @@ and reports, per server:
   from another client takes (timeout 10 s = locked out);
 - server CPU per delivered event.
 
-Watchers that only count read their sockets every 100 ms in bulk (the clients share the machine's
-CPU with the server); probes read at once.
+The clients run in processes of their own, so they do not share the server's GIL, and cheaply (the
+machine's two cores are shared with the server): watchers that only count read their sockets every
+100 ms in bulk; the probes read at once from one selector loop and find the ``sent`` stamp without
+decoding the event; the writes and the GETs come from the asyncio client (``_client``), pre-encoded.
+Each client process's CPU is printed, and the writer's lag (how late it sent against its pace).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
-import itertools
 import json
 import multiprocessing as mp
+import selectors
 import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _client  # noqa: E402
 import _servers  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -48,19 +52,36 @@ def open_watch(port: int, rv: str) -> socket.socket:
     return s
 
 
+def await_head(s: socket.socket) -> bytes:
+    """Block until the watch's response head has arrived (the watch is set up on the server);
+    returns what came after it."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        data = s.recv(1 << 16)
+        if not data:
+            raise ConnectionError("the server closed a watch before its head")
+        buf += data
+    return buf.split(b"\r\n\r\n", 1)[1]
+
+
 def counters(port: int, rv: str, n: int, ready, stop, result) -> None:
     """``n`` watches that count ``"type":"`` occurrences, swept every 100 ms."""
+    meter = _client.Meter()
     socks = []
     for _ in range(n):
         try:
             socks.append(open_watch(port, rv))
         except OSError:
             break
+    tails = []
     for s in socks:
+        try:
+            tails.append(await_head(s))     # every watch is set up before the writes start
+        except OSError:
+            tails.append(b"")
         s.setblocking(False)
     ready.set()
     counts = [0] * len(socks)
-    tails = [b""] * len(socks)
     closed = 0
     while True:
         done = stop.is_set()
@@ -87,118 +108,99 @@ def counters(port: int, rv: str, n: int, ready, stop, result) -> None:
         time.sleep(0.1)
     for i, tail in enumerate(tails):
         counts[i] += tail.count(b'"type":"')
-    result.put({"opened": len(socks), "counts": counts, "closed": closed})
+    result.put({"opened": len(socks), "counts": counts, "closed": closed, **meter.result()})
 
 
 def probes(port: int, rv: str, n: int, ready, stop, result) -> None:
-    """``n`` watches that parse every event and time it against the write's send time."""
+    """``n`` watches read as soon as data arrives (one selector loop, no threads); every event's
+    ``sent`` annotation is timed against the moment its bytes were read."""
+    meter = _client.Meter()
     latencies: list[float] = []
+    sel = selectors.DefaultSelector()
     counts = [0] * n
-    lock = threading.Lock()
-
-    def run(i: int) -> None:
+    for i in range(n):
         try:
             s = open_watch(port, rv)
+            rest = await_head(s)
         except OSError:
-            return
-        s.settimeout(0.5)
-        buf = b""
-        while not stop.is_set():
+            continue
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, [i, rest])
+    ready.set()
+    while not stop.is_set() and sel.get_map():
+        for key, _ in sel.select(0.2):
+            now = time.time()
+            state = key.data
             try:
-                data = s.recv(1 << 16)
-            except TimeoutError:
+                data = key.fileobj.recv(1 << 16)
+            except BlockingIOError:
                 continue
             except OSError:
-                return
+                data = b""
             if not data:
-                return
-            now = time.time()
-            buf += data
+                sel.unregister(key.fileobj)
+                continue
+            buf = state[1] + data
+            start = 0
             while True:
-                start = buf.find(b'{"type"')
-                end = buf.find(b"\n", start)
-                if start < 0 or end < 0:
+                at = buf.find(b'{"type"', start)
+                end = buf.find(b"\n", at)
+                if at < 0 or end < 0:
                     break
-                event = json.loads(buf[start:end])
-                buf = buf[end + 1:]
-                counts[i] += 1
-                sent = ((event["object"].get("metadata") or {}).get("annotations") or {}).get("sent")
-                if sent:
-                    with lock:
-                        latencies.append(now - float(sent))
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
-    for t in threads:
-        t.start()
-    time.sleep(1.0)
-    ready.set()
-    for t in threads:
-        t.join()
-    result.put({"latencies": latencies, "counts": counts})
+                counts[state[0]] += 1
+                mark = buf.find(b'"sent":"', at, end)
+                if mark >= 0:
+                    latencies.append(now - float(buf[mark + 8:buf.index(b'"', mark + 8)]))
+                start = end + 1
+            state[1] = buf[start:]
+    result.put({"latencies": latencies, "counts": counts, **meter.result()})
 
 
-def writer(port: int, rate: float, seconds: float, tag: str) -> tuple[list[float], int]:
-    """Pod creates paced at ``rate``/s from a few keep-alive connections; (latencies, failures)."""
-    latencies: list[float] = []
+def write_and_get(port: int, rate: float, seconds: float, tag: str, get_path: str) -> dict:
+    """In a client process: pod creates paced at ``rate``/s (each carrying its send time), and
+    another client's GET of one pod every 50 ms on a connection of its own."""
+    meter = _client.Meter()
+    write_lat: list[float] = []
+    get_lat: list[float] = []
     failures = [0]
     n_total = int(rate * seconds)
-    start = time.monotonic()
-    numbers = itertools.count()          # next() on a count is atomic: each number goes to one thread
+    get_req = _client.request("GET", get_path)
 
-    def run() -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-        while True:
-            i = next(numbers)
-            if i >= n_total:
-                return
-            if time.monotonic() > start + seconds + 2 * TIMEOUT:     # the server is stuck: stop trying
-                failures[0] += 1
-                continue
-            due = start + i / rate
-            delay = due - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            body = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {
-                "name": f"{tag}-{i}", "annotations": {"sent": repr(time.time())}},
-                "spec": {"nodeName": "bench-node", "containers": [{"name": "c", "image": "app"}]}})
-            t0 = time.monotonic()
-            try:
-                conn.request("POST", PODS, body, {"Content-Type": "application/json"})
-                resp = conn.getresponse()
-                resp.read()
-                ok = resp.status == 201
-            except OSError:
-                ok = False
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-            if ok:
-                latencies.append(time.monotonic() - t0)
+    async def run() -> None:
+        writes = _client.Pool(port, 8, TIMEOUT)
+        gets = _client.Pool(port, 1, TIMEOUT)
+        await writes.open()
+        await gets.open()
+        t0 = time.monotonic()
+
+        def written(status: int, body: bytes, took: float) -> None:
+            if status == 201:
+                write_lat.append(took)
             else:
                 failures[0] += 1
 
-    threads = [threading.Thread(target=run, daemon=True) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return latencies, failures[0]
+        def write(i: int) -> None:
+            body = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": f"{tag}-{i}", "annotations": {"sent": repr(time.time())}},
+                "spec": {"nodeName": "bench-node", "containers": [{"name": "c", "image": "app"}]}}).encode()
+            writes.submit(_client.request("POST", PODS, body), written)
 
+        async def get_loop() -> None:
+            while time.monotonic() < t0 + seconds:
+                gets.submit(get_req, lambda status, body, took: get_lat.append(took if status == 200 else TIMEOUT))
+                await asyncio.sleep(0.05)
 
-def getter(port: int, stop: threading.Event, path: str) -> list[float]:
-    out: list[float] = []
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-    while not stop.is_set():
-        t0 = time.monotonic()
-        try:
-            conn.request("GET", path)
-            conn.getresponse().read()
-            out.append(time.monotonic() - t0)
-        except OSError:
-            out.append(TIMEOUT)
-            conn.close()
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-        time.sleep(0.05)
-    return out
+        getter = asyncio.ensure_future(get_loop())
+        await _client.paced(((t0 + i / rate, i) for i in range(n_total)), write, meter)
+        await getter
+        await writes.drain(2 * TIMEOUT)
+        await gets.drain(TIMEOUT)
+        failures[0] += n_total - len(write_lat) - failures[0]
+        writes.close()
+        gets.close()
+
+    asyncio.run(run())
+    return {"write_lat": write_lat, "failures": failures[0], "get_lat": get_lat, **meter.result()}
 
 
 def idle_lockout(port: int, n: int) -> float:
@@ -249,13 +251,12 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
     out["open_s"] = time.monotonic() - t_open
     time.sleep(1.0)
     cpu0 = _servers.cpu_seconds(pid)
-    get_stop = threading.Event()
-    got: list[list[float]] = []
-    g = threading.Thread(target=lambda: got.append(getter(port, get_stop, f"{PODS}/{tag}-probe")))
-    g.start()
-    write_lat, failures = writer(port, args.rate, args.seconds, tag)
-    get_stop.set()
-    g.join()
+    [w] = _client.in_processes(write_and_get, [(port, args.rate, args.seconds, tag, f"{PODS}/{tag}-probe")],
+                               timeout=args.seconds + 4 * TIMEOUT + 60)
+    if not w or "write_lat" not in w:
+        w = {"write_lat": [], "failures": int(args.rate * args.seconds), "get_lat": [TIMEOUT],
+             "client_cpu_s": 0.0, "client_lag": [], "error": (w or {}).get("error", "the writer died")}
+    write_lat, failures, got = w["write_lat"], w["failures"], w["get_lat"]
     time.sleep(args.drain)
     out["cpu_s"] = _servers.cpu_seconds(pid) - cpu0
     stop.set()
@@ -270,10 +271,12 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
                delivered=sum(every), expected=writes * len(every),
                complete=sum(1 for n in every if n == writes), closed=c["closed"],
                write_p50=_servers.percentile(write_lat, 50), write_p99=_servers.percentile(write_lat, 99),
-               get_p99=_servers.percentile(got[0], 99), get_max=max(got[0] or [0]),
+               get_p99=_servers.percentile(got, 99), get_max=max(got or [0]),
                delivery_p50=_servers.percentile(pr["latencies"], 50),
                delivery_p99=_servers.percentile(pr["latencies"], 99))
     out["cpu_us_per_event"] = out["cpu_s"] / max(1, out["delivered"]) * 1e6
+    out.update(writer_lag_p99=_servers.percentile(w["client_lag"], 99), writer_cpu_s=w["client_cpu_s"],
+               probe_cpu_s=pr.get("client_cpu_s", 0.0), counter_cpu_s=c.get("client_cpu_s", 0.0))
     return out
 
 
@@ -288,6 +291,9 @@ def show(name: str, r: dict) -> None:
     print(f"  other client's GET p99 {r['get_p99'] * ms:.1f} ms, max {r['get_max'] * ms:.1f} ms   (target p99 <= 50)")
     print(f"  GET beside idle half-open sockets: {r['idle_get'] * ms:.1f} ms (inf = locked out)")
     print(f"  server CPU {r['cpu_s']:.1f} s = {r['cpu_us_per_event']:.1f} us per delivered event")
+    print(f"  clients: CPU of the writer+GET process {r['writer_cpu_s']:.1f} s (lag p99 "
+          f"{r['writer_lag_p99'] * ms:.0f} ms), of the probes {r['probe_cpu_s']:.1f} s, of the counting "
+          f"watchers {r['counter_cpu_s']:.1f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,14 +305,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idle", type=int, default=200)
     ap.add_argument("--drain", type=float, default=3.0, help="seconds to wait for the last events")
     ap.add_argument("--baseline", metavar="REF", help="also run the same load against commit REF")
+    ap.add_argument("--no-control", dest="control", action="store_false",
+                    help="skip the control run (this checkout, the same writes and GETs, no watchers)")
     args = ap.parse_args(argv)
     print(f"{args.watchers} watchers, {args.rate:g} writes/s for {args.seconds:g} s; {_servers.load()}")
     runs = [("this checkout", None)] + ([(f"baseline {args.baseline}", args.baseline)] if args.baseline else [])
-    results = {}
     for name, ref in runs:
-        with _servers.tree(ref) as source, _servers.server(source) as (url, pid):
-            results[name] = run_load(url, pid, args, "w")
-            show(name, results[name])
+        try:
+            with _servers.tree(ref) as source, _servers.server(source) as (url, pid):
+                show(name, run_load(url, pid, args, "w"))
+        except (SystemExit, OSError) as exc:      # a baseline that cannot even start is a result too
+            print(f"\n{name}: could not run: {str(exc).strip()[-500:]}")
+    if args.control and args.watchers:
+        # What the shared machine allows right now: the same writes and GETs with no watch open.
+        # The latency figures above are the server's only as far as they exceed these.
+        control = argparse.Namespace(**{**vars(args), "watchers": 0, "probes": 0, "idle": 0})
+        with _servers.server(_servers.ROOT) as (url, pid):
+            r = run_load(url, pid, control, "c")
+        print(f"\ncontrol (this checkout, no watchers, same writes and GETs): write p99 "
+              f"{r['write_p99'] * 1000:.1f} ms, other client's GET p99 {r['get_p99'] * 1000:.1f} ms")
     print(f"\n{_servers.load()}")
     return 0
 

@@ -16,22 +16,29 @@ HTTP parsing is httptools (the C parser uvicorn uses). TLS is asyncio's: give ``
 Bounds, so no client can starve the others: at most ``max_connections`` sockets (more are closed at
 once), a request must arrive whole within ``request_timeout`` (408), an idle keep-alive connection
 is closed after ``idle_timeout``, bodies are capped at ``max_body`` (413) and headers at
-``max_header`` (431), reading pauses while a request is in the pool (no pipelined pile-up), and a
-stream whose client stops reading is closed once ``max_stream_buffer`` bytes wait for it (as
-kube-apiserver closes a watcher that cannot keep up; the client re-lists and watches again).
+``max_header`` (431), reading pauses once ``PIPELINE`` requests of one connection wait (no pipelined
+pile-up), and a stream whose client stops reading is closed once ``max_stream_buffer`` bytes wait
+for it (as kube-apiserver closes a watcher that cannot keep up; the client re-lists and watches again).
+
+Cost per request (it is most of a small request's CPU on a 2-core machine): timeouts are deadlines
+checked by one sweep (``SWEEP`` s) instead of a timer armed and cancelled per request; a connection
+that sends one request at a time never pauses or resumes reading (two epoll calls each); the pool
+is plain threads on a ``SimpleQueue``; answers go back to the loop through one queue that wakes the
+loop once for all the answers ready at that moment.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import io
 import logging
+import queue
 import socket
 import ssl
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from urllib.parse import unquote_to_bytes
 
@@ -42,6 +49,8 @@ log = logging.getLogger(__name__)
 OFFLOAD = "kube32.offload_stream"   # environ key: fn(stream) hands a stream to the loop (see Stream)
 PEER_CERT = "kube32.peer_cert"      # environ key: the TLS client certificate (None: none or plain HTTP)
 CLOSE_GRACE = 0.05                  # seconds stop() lets closing connections flush what they still send
+PIPELINE = 4                        # requests of one connection waiting behind the running one: pause reading
+SWEEP = 1.0                         # seconds between looks for connections past their deadline (at most)
 
 
 class Stream:
@@ -115,8 +124,9 @@ class Connection(asyncio.Protocol):
         self.streaming: Stream | None = None
         self.upgrade_asked = False      # the client asked to switch protocols (never granted)
         self.closed = False
+        self.paused = False
         self.header_bytes = 0
-        self.timer: asyncio.TimerHandle | None = None
+        self.deadline: float | None = None     # loop time; the server's sweep acts on it (_timed_out)
         self.env_base: dict = {}
         self._can_write = threading.Event()
         self._can_write.set()
@@ -146,8 +156,7 @@ class Connection(asyncio.Protocol):
         self.closed = True
         self.server.connections.discard(self)
         self._can_write.set()
-        if self.timer is not None:
-            self.timer.cancel()
+        self.deadline = None
         stream, self.streaming = self.streaming, None
         if stream is not None:
             stream.detach()
@@ -185,12 +194,10 @@ class Connection(asyncio.Protocol):
 
     # -- timers -----------------------------------------------------------------------------------
     def _arm(self, seconds: float) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-        self.timer = self.loop.call_later(seconds, self._timed_out)
+        self.deadline = self.loop.time() + seconds
 
     def _timed_out(self) -> None:
-        self.timer = None
+        self.deadline = None
         if self.busy or self.streaming is not None or self.closed:
             return
         if self.request is not None:
@@ -239,10 +246,10 @@ class Connection(asyncio.Protocol):
     def on_message_complete(self) -> None:
         req, self.request = self.request, None
         self.queue.append(req)
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        self.transport.pause_reading()     # one request at a time per connection
+        self.deadline = None
+        if len(self.queue) >= PIPELINE and not self.paused:
+            self.paused = True
+            self.transport.pause_reading()     # a client pipelining far ahead waits in its socket
         self._next()
 
     # -- running requests -------------------------------------------------------------------------
@@ -251,7 +258,7 @@ class Connection(asyncio.Protocol):
             return
         self.busy = True
         req = self.queue.pop(0)
-        self.server.pool.submit(self._run, req)
+        self.server.submit(self._run, req)
 
     def _environ(self, req: _Request) -> dict:
         path, _, query = req.url.partition(b"?")
@@ -316,10 +323,7 @@ class Connection(asyncio.Protocol):
         self._call(self._respond, req, started[0], started[1], chunks, offloaded[0] if offloaded else None)
 
     def _call(self, fn: Callable, *args) -> None:
-        try:
-            self.loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:    # the loop has stopped (server shutting down)
-            pass
+        self.server.call(fn, *args)
 
     def _head(self, req: _Request, status: str, headers: list, *, chunked: bool, close: bool) -> bytes:
         lines = [f"HTTP/1.1 {status}"]
@@ -344,7 +348,7 @@ class Connection(asyncio.Protocol):
         if stream is not None:
             self.transport.write(self._head(req, status, headers, chunked=True, close=True))
             self.streaming = stream
-            self.transport.resume_reading()     # to notice the client going away
+            self._resume()                      # to notice the client going away
             stream.attach(StreamChannel(self))
             return
         close = not req.keep_alive or self.server.closing
@@ -357,9 +361,15 @@ class Connection(asyncio.Protocol):
         if close:
             self.close()
             return
-        self._arm(self.server.idle_timeout)
-        self.transport.resume_reading()
+        if self.request is None:            # (a pipelined request already arriving keeps its deadline)
+            self._arm(self.server.idle_timeout)
+        self._resume()
         self._next()
+
+    def _resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            self.transport.resume_reading()
 
     def _stream_from_thread(self, req: _Request, started: list, body) -> None:
         """A streamed body that was not offloaded (e.g. a polled view's watch): the pool thread
@@ -407,7 +417,12 @@ class HttpServer:
         self.max_connections, self.idle_timeout, self.request_timeout = max_connections, idle_timeout, request_timeout
         self.max_body, self.max_header = max_body, max_header
         self.max_stream_buffer, self.write_high_water = max_stream_buffer, write_high_water
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="kube32-http")
+        self.sweep_interval = min(SWEEP, request_timeout / 4, idle_timeout / 4)
+        self.threads = threads
+        self._work: queue.SimpleQueue = queue.SimpleQueue()
+        self._workers: list[threading.Thread] = []
+        self._posted: collections.deque = collections.deque()     # (fn, args) for the loop
+        self._woken = False
         self.loop = asyncio.new_event_loop()
         self.connections: set[Connection] = set()
         self.closing = False
@@ -416,6 +431,10 @@ class HttpServer:
         self._ready = threading.Event()
 
     def start(self) -> None:
+        self._workers = [threading.Thread(target=self._worker, name=f"kube32-http_{k}", daemon=True)
+                         for k in range(self.threads)]
+        for t in self._workers:
+            t.start()
         self._thread = threading.Thread(target=self._run, name="kube32-http-loop", daemon=True)
         self._thread.start()
         self._ready.wait(10)
@@ -428,16 +447,55 @@ class HttpServer:
                 lambda: Connection(self), sock=self.sock, ssl=self.ssl_context, backlog=1024)
 
         self.loop.run_until_complete(listen())
+        self._sweeper = self.loop.call_later(self.sweep_interval, self._sweep)
         self._ready.set()
         self.loop.run_forever()
         self.loop.close()
 
+    # -- the pool -----------------------------------------------------------------------------------
+    def submit(self, fn: Callable, *args) -> None:
+        """Run ``fn(*args)`` in a pool thread."""
+        self._work.put((fn, args))
+
+    def _worker(self) -> None:
+        work = self._work
+        while True:
+            item = work.get()
+            if item is None:
+                return
+            fn, args = item
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("a pool task failed")
+
     def call(self, fn: Callable, *args) -> None:
-        """Run ``fn(*args)`` on the loop (from any thread)."""
-        try:
-            self.loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:
-            pass
+        """Run ``fn(*args)`` on the loop (from any thread, in order). Calls queued before the loop
+        gets to them share one wake-up (one self-pipe write instead of one per answer)."""
+        self._posted.append((fn, args))
+        if not self._woken:
+            self._woken = True
+            try:
+                self.loop.call_soon_threadsafe(self._run_posted)
+            except RuntimeError:        # the loop has stopped (server shutting down)
+                pass
+
+    def _run_posted(self) -> None:
+        self._woken = False             # first: a call posted from now on wakes the loop again
+        posted = self._posted
+        while posted:
+            fn, args = posted.popleft()
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("a call on the loop failed")
+
+    def _sweep(self) -> None:
+        """Act on every connection whose deadline (request or idle timeout) has passed."""
+        now = self.loop.time()
+        for conn in [c for c in self.connections if c.deadline is not None and c.deadline <= now]:
+            conn._timed_out()
+        self._sweeper = self.loop.call_later(self.sweep_interval, self._sweep)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop accepting, close every connection, stop the loop and the pool."""
@@ -463,7 +521,8 @@ class HttpServer:
         done.wait(timeout)
         if self._thread is not None:
             self._thread.join(timeout)
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for _ in self._workers:
+            self._work.put(None)
 
 
 def bind(host: str, port: int) -> socket.socket:

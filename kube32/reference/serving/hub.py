@@ -26,6 +26,10 @@ RING = 4096
 # watch carries several events (a socket write costs more than the rest of a delivery together).
 BATCH_WINDOW = 0.02
 BATCH_FROM = 64        # watches
+# Writes to the watches of one drain go out in slices of this many sockets, the loop's other work
+# (reading requests, writing answers) running between slices: 1,000 watches do not hold it for a
+# whole fan-out.
+SLICE = 128
 
 
 class HubWatch(Stream):
@@ -130,10 +134,16 @@ class WatchHub:
                 else:
                     w.pending.append(w.frame(event))
                 touched[w] = True
-        for w in touched:
-            self.delivered += len(w.pending)
-            if not w.flush():
-                w.detach()
+        self._flush(list(touched))
+
+    def _flush(self, watches: list[HubWatch]) -> None:
+        for w in watches[:SLICE]:
+            if w.pending:       # (an earlier slice may have written them already: a later drain's)
+                self.delivered += len(w.pending)
+                if not w.flush():
+                    w.detach()
+        if len(watches) > SLICE:
+            self.loop.call_soon(self._flush, watches[SLICE:])
 
     def add(self, w: HubWatch) -> None:
         """Register ``w`` (already attached): its head, the ring's events after its cursor, then live."""
