@@ -72,9 +72,15 @@ class _Conn(asyncio.Protocol):
         status = self.parser.get_status_code()
         if done is not None:
             done(status, body, time.monotonic() - self.t0)
+        if not self.parser.should_keep_alive():     # the server closes: send nothing more on it
+            self.lost = True
+            self.transport.close()
         self.pool._idle(self)
 
     def connection_lost(self, exc) -> None:
+        if self.lost and self.done is None:
+            self.pool._lost(self)       # closed after a last answer: replace it
+            return
         self.lost = True
         done, self.done = self.done, None
         if done is not None:

@@ -257,8 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.nodes} nodes renewing every {args.interval:g} s for {args.seconds:g} s; {_servers.load()}")
     runs = [("this checkout", None)] + ([(f"baseline {args.baseline}", args.baseline)] if args.baseline else [])
     for name, ref in runs:
-        with _servers.tree(ref) as source, _servers.server(source) as (url, pid):
-            show(name, run_load(url, pid, args), args)
+        try:
+            with _servers.tree(ref) as source, _servers.server(source) as (url, pid):
+                show(name, run_load(url, pid, args), args)
+        except (SystemExit, OSError) as exc:      # a baseline that cannot even start is a result too
+            print(f"\n{name}: could not run: {str(exc).strip()[-500:]}")
     print(f"\n{_servers.load()}")
     return 0
 

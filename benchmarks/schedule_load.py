@@ -146,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, ref in runs:
         with _servers.tree(ref) as source:
             for identical in (True, False):
-                r = run(source, args, identical)
+                try:
+                    r = run(source, args, identical)
+                except (SystemExit, OSError) as exc:      # a server that cannot even start is a result too
+                    r = {"failed": f"could not run: {str(exc).strip()[-500:]}"}
                 kind = "identical" if identical else "distinct"
                 if "failed" in r:
                     print(f"{name:>24} {kind:>9} nodes: {r['failed']}")

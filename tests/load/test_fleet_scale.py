@@ -5,7 +5,11 @@ renewing nodes sees no false NotReady. No timing is asserted: only counts and an
 from __future__ import annotations
 
 import argparse
+import http.server
+import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -45,3 +49,42 @@ def test_five_thousand_renewing_nodes_stay_ready():
     assert not r.get("collapsed"), r["collapsed"]
     assert r["failures"] == 0
     assert r["not_ready"] == 0 and r["not_ready_events"] == 0
+
+
+class _StopsAnswering(http.server.BaseHTTPRequestHandler):
+    """Takes the registration (201s), then never answers a renewal; the final reads get 503."""
+
+    def _answer(self, code: int) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(code)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def do_POST(self):
+        self._answer(201)
+
+    def do_PUT(self):
+        time.sleep(60)      # hangs (the client times out)
+
+    def do_GET(self):
+        self._answer(503)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_server_that_stops_answering_is_a_result_not_a_crash(monkeypatch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _StopsAnswering)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(fleet_load, "TIMEOUT", 1.0)
+    args = argparse.Namespace(nodes=20, seconds=30.0, interval=1.0, clients=1, connections=4, give_up=2.0)
+    try:
+        r = fleet_load.run_load(f"http://127.0.0.1:{server.server_address[1]}", os.getpid(), args)
+    finally:
+        server.shutdown()
+    assert r["collapsed"].startswith("collapsed after ")
+    assert r["renewals"] == 0 and r["failures"] > 0
+    assert r["not_ready"] is None          # the final reads failed: "unknown", not an exception
+    fleet_load.show("baseline", r, args)   # prints, does not raise
