@@ -90,6 +90,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cpu_share(seconds: float = 1.0) -> float:
+    """How much of one core a busy process gets on this machine right now (1.0: a whole core; on a
+    2-core machine that other work keeps busy, much less). Spins for ``seconds`` of wall time."""
+    t0, c0 = time.monotonic(), time.process_time()
+    while time.monotonic() - t0 < seconds:
+        sum(range(1000))
+    return (time.process_time() - c0) / (time.monotonic() - t0)
+
+
 def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 

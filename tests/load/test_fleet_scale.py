@@ -43,9 +43,9 @@ def test_five_thousand_renewing_nodes_stay_ready():
         r = fleet_load.run_load(url, pid, args)
     assert r["register_failed"] == 0, r.get("collapsed")
     if r["inconclusive"]:
-        # the generator itself fell behind (the shared machine starved it): renewals went out late,
-        # so a lapsed node would say nothing about the server
-        pytest.skip(f"inconclusive: the load CLIENTS ran {r['lag_p99']:.1f} s behind schedule on this machine")
+        # the generator fell behind, or other work starved every process on the shared machine:
+        # a lapsed node would say nothing about the server
+        pytest.skip(f"inconclusive: {r['inconclusive']}")
     assert not r.get("collapsed"), r["collapsed"]
     assert r["failures"] == 0
     assert r["not_ready"] == 0 and r["not_ready_events"] == 0
