@@ -30,9 +30,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None) -> list[str]:
+def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None,
+                  fsync: bool = True) -> list[str]:
     cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", f"127.0.0.1:{port}",
            "--data-dir", data_dir, "--profile", profile.name, "--clock", clock, "--exit-with-parent"]
+    if not fsync:
+        cmd.append("--unsafe-no-fsync")
     if clock_start is not None:
         cmd += ["--clock-start", repr(clock_start)]
     base_profile = profiles.load(profile.name)
@@ -43,10 +46,11 @@ def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_
 
 
 class ServeProcess:
-    """One `serve` child process on a fixed port and data dir."""
+    """One `serve` child process on a fixed port and data dir (``fsync=False``: ``--unsafe-no-fsync``)."""
 
-    def __init__(self, profile: Profile, clock: str = "manual", data_dir: str | None = None) -> None:
-        self.profile, self.clock = profile, clock
+    def __init__(self, profile: Profile, clock: str = "manual", data_dir: str | None = None,
+                 fsync: bool = True) -> None:
+        self.profile, self.clock, self.fsync = profile, clock, fsync
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="kube32-serve-")
         self._owns_dir = data_dir is None
         self.port = free_port()
@@ -58,7 +62,7 @@ class ServeProcess:
     def start(self, clock_start: float | None = None) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
         self.proc = subprocess.Popen(serve_command(self.port, self.data_dir, self.profile, self.clock,
-                                                   clock_start) + self.extra_args,
+                                                   clock_start, self.fsync) + self.extra_args,
                                      stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + BOOT_TIMEOUT
         while time.monotonic() < deadline:
@@ -103,7 +107,10 @@ class ProcessTarget(HttpTarget):
     manual_settle = 0.0
 
     def __init__(self, profile: Profile, clock: str = "manual", clock_start: float | None = None) -> None:
-        self.process = ServeProcess(profile, clock)
+        # --unsafe-no-fsync: the data dir is thrown away after the run, and a write the server
+        # acknowledged still survives the kill -9 of a restart (it is in the OS's cache, only a power
+        # cut could lose it). The store's durability across power cuts has its own tests.
+        self.process = ServeProcess(profile, clock, fsync=False)
         self.clock_start = clock_start        # manual clock: any epoch, fractions too (a clock phase)
         super().__init__(self.process.url, profile)
 
@@ -145,4 +152,4 @@ class ProcessTarget(HttpTarget):
         self.process.stop()
 
     def describe(self) -> dict:
-        return {**super().describe(), "name": self.name, "kind": "serve subprocess"}
+        return {**super().describe(), "name": self.name, "kind": "serve subprocess (--unsafe-no-fsync)"}
