@@ -152,16 +152,14 @@ class ScenarioContext:
     # -- time and polling -------------------------------------------------------------------
     def settle_window(self) -> float:
         """How long (real seconds) a real-clock target gets to show a change."""
-        p = self.profile
-        return 2 * max(p.reconcile_interval, p.lifecycle_check_interval, p.deployment_interval,
-                       p.workload_interval) + 2.0
+        return 2 * self._one_check() + 2.0
 
     def eventually(self, check: Callable[[], Any], what: str, timeout: float | None = None) -> Any:
         """Call ``check`` until it stops raising AssertionError; fail with the last one. Inside a
         deadline's window (see ``kube32.conformance.timing``) the window decides how long."""
         window = self.timeline.window
         if window is not None and not self.manual:
-            return self._judge_real(check, what, window, hold=False)
+            return self._judge_real(check, what, window)
         if timeout is None:
             timeout = getattr(self.target, "manual_settle", MANUAL_SETTLE) if self.manual else self.settle_window()
         __tracebackhide__ = True
@@ -187,34 +185,53 @@ class ScenarioContext:
 
     def consistently(self, check: Callable[[], Any], what: str, window: float | None = None) -> Any:
         """``check`` must pass now and keep passing over the window (only "now" on a manual clock,
-        where nothing changes until time is moved). Just before a deadline it holds until then."""
+        where nothing changes until time is moved). Inside a deadline's window on a real clock the
+        window decides (``_judge_real``)."""
         __tracebackhide__ = True
         deadline = self.timeline.window
         if deadline is not None and not self.manual:
-            # just before T it holds until T; by T + I it is what must have happened by then (an
-            # action the target may take up to T + I + the measured latency is waited for)
-            return self._judge_real(check, what, deadline, hold=deadline.kind == "before")
+            # just before T its first answer in time decides (the window's further checks need
+            # answers before T too); by T + I it is what must have happened by then (an action the
+            # target may take up to T + I + the measured latency is waited for)
+            return self._judge_real(check, what, deadline)
         started = time.monotonic()
-        end = started + (window if window is not None else (0.0 if self.manual else HOLD_WINDOW))
+        hold = window if window is not None else (0.0 if self.manual else HOLD_WINDOW)
+        # real clock: what was due where time stands may show up to one check and the measured
+        # latency later. A state that is there is held; one that is not yet is waited for that long
+        # (a state that is wrong stays wrong, so this only spares the target a look too early).
+        grace = 0.0 if self.manual else self._one_check() + self.timeline.latency.allowance()
+        end = None
         while True:
             try:
                 result = check()
             except AssertionError as exc:
+                if end is None and time.monotonic() < started + grace:
+                    time.sleep(0.05)
+                    continue
                 self._record(deadline, "failed", self.timeline.now(), str(exc))
                 raise Unmet(what, str(exc), self._clock_now(), time.monotonic() - started) from None
+            if end is None:
+                end = time.monotonic() + hold
             if time.monotonic() >= end:
                 self._record(deadline, "passed", self.timeline.now())
                 return result
             time.sleep(0.1)
 
-    def _judge_real(self, check: Callable[[], Any], what: str, window: timing.Window, hold: bool) -> Any:
-        """Real clock, inside a deadline's window. "before": only answers that arrived before T
-        count (a failing one fails; none at all is the runner's problem). "by": keep looking until
-        a request sent after T + I + the measured allowance; only that one can fail the target."""
+    def _one_check(self) -> float:
+        """The longest check interval of the target's controllers (its timing profile)."""
+        p = self.profile
+        return max(p.reconcile_interval, p.lifecycle_check_interval, p.deployment_interval, p.workload_interval)
+
+    def _judge_real(self, check: Callable[[], Any], what: str, window: timing.Window) -> Any:
+        """Real clock, inside a deadline's window. "before": the first good answer that arrived
+        before T passes (so the window's next check still has time to look); answers before T that
+        all show the change fail; none in time is the runner's problem. "by": keep looking until a
+        request sent after T + I (+ the check that sees a renewal) + the measured allowance; only
+        that one can fail the target."""
         meter = self.timeline.latency
         allowance = meter.allowance()
         if window.kind == "by":
-            cutoff = window.at + allowance
+            cutoff = window.at + window.sighting + allowance
             not_yet = None                 # when the last look that did not see it was sent
             while True:
                 sent = timing.now()
@@ -234,7 +251,7 @@ class ScenarioContext:
                 self._record(window, "passed", received, "", allowance,
                              acted=None if not_yet is None else (not_yet, received))
                 return result
-        result, seen, failure = None, None, None
+        result, seen, failure, failed_at = None, None, None, None
         while True:
             sent = timing.now()
             try:
@@ -247,17 +264,16 @@ class ScenarioContext:
                 break                      # this answer may already show what is due at T
             if ok:
                 seen = received
-            elif hold or seen is not None:  # it held, then stopped holding before T
-                self._record(window, "failed", received, str(failure), allowance)
-                raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now()) from None
+                break
+            failed_at = received
             if received + 2 * (received - sent) + timing.REAL_MARGIN_MIN / 2 >= window.deadline:
                 break                      # the next answer would come too late to count
             time.sleep(0.05)
         if seen is not None:
             self._record(window, "passed", seen, "", allowance)
             return result
-        if failure is not None and not hold and received <= window.deadline:
-            self._record(window, "failed", received, str(failure), allowance)
+        if failed_at is not None:          # an answer before T showed what is due only at T
+            self._record(window, "failed", failed_at, str(failure), allowance)
             raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now())
         self._record(window, "error", None, "no answer arrived before the deadline", allowance)
         raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline "

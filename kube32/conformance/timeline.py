@@ -37,6 +37,7 @@ class Timeline:
         self.window: timing.Window | None = None
         self.origin = clock.now()         # what timing records count from (the last "last renewal")
         self._nominal: float | None = None
+        self.from_renewal = False         # the time steps chain on from a Lease renewal (pin)
         self.workloads = False            # the runner created a Deployment/DaemonSet/Job: pods move alone
         if not clock.manual:
             self._thread = threading.Thread(target=self._run_real, name="kube32-kubelets", daemon=True)
@@ -46,9 +47,11 @@ class Timeline:
         return self.clock.now()
 
     # -- where the scenario stands ----------------------------------------------------------------
-    def pin(self, t: float, origin: bool = False) -> None:
-        """The next time step counts from ``t`` (e.g. the renewTime a kubelet just wrote)."""
+    def pin(self, t: float, origin: bool = False, renewal: bool = False) -> None:
+        """The next time step counts from ``t`` (e.g. the renewTime a kubelet just wrote:
+        ``renewal``, so deadlines chained on from it count from a renewal, ``timing.Window.sighting``)."""
         self._nominal = t
+        self.from_renewal = renewal
         if origin:
             self.origin = t
 
@@ -69,6 +72,7 @@ class Timeline:
     def advance_to(self, t: float) -> None:
         """Stand at ``t`` (no judgement window)."""
         self.window = None
+        self.from_renewal = False
         self._move_to(t)
         self._nominal = t
 
@@ -76,25 +80,30 @@ class Timeline:
         """The moment ``seconds`` after where the scenario stands."""
         return self._base() + seconds
 
-    def just_before(self, deadline: float, interval: float, what: str) -> None:
-        """Stand just short of ``deadline``: nothing due at it may have happened yet."""
+    def just_before(self, deadline: float, interval: float, what: str, renewal: bool = False) -> None:
+        """Stand just short of ``deadline``: nothing due at it may have happened yet. ``renewal``:
+        the deadline counts from a Lease renewal the runner wrote (``timing.Window.sighting``)."""
         margin = timing.MANUAL_MARGIN if self.clock.manual else self.latency.margin(interval)
         self._move_to(deadline - margin)
-        self.window = timing.Window("before", deadline, deadline - margin, interval, what)
+        self.window = timing.Window("before", deadline, deadline - margin, interval, what,
+                                    self._sighting(interval, renewal))
         self._nominal = deadline
 
-    def by(self, deadline: float, interval: float, what: str) -> None:
+    def by(self, deadline: float, interval: float, what: str, renewal: bool = False) -> None:
         """Stand at ``deadline`` + one check interval: what was due at it must have happened."""
         at = deadline + interval
         self._move_to(at)
-        self.window = timing.Window("by", deadline, at, interval, what)
+        self.window = timing.Window("by", deadline, at, interval, what, self._sighting(interval, renewal))
         self._nominal = at
+
+    def _sighting(self, interval: float, renewal: bool) -> float:
+        return interval if renewal and not self.clock.manual else 0.0
 
     def check_interval_passes(self, interval: float, what: str) -> None:
         """Right after a ``just_before`` step the interval counts from that deadline (the check that
         must see it); otherwise it is an ordinary interval."""
         if self.window is not None and self.window.kind == "before":
-            self.by(self.window.deadline, interval, f"{self.window.what}, {what}")
+            self.by(self.window.deadline, interval, f"{self.window.what}, {what}", renewal=self.window.sighting > 0)
         else:
             self.advance(interval)
 

@@ -43,6 +43,9 @@ class Window:
     at: float              # where time stands: T - margin ("before") or T + I ("by")
     interval: float        # I: the check interval that bounds the action
     what: str              # the step that set it, for messages and reports
+    # T counts from a write of the runner's (a Lease renewal) that the target sees at its next check
+    # and may count from there (upstream does): on a real clock one more check interval "by" T + I
+    sighting: float = 0.0
 
 
 class LatencyMeter:
@@ -87,9 +90,9 @@ class LatencyMeter:
         return round(ALLOWANCE_FLOOR + 2 * self.round_trip + self.write_trip + 2 * self.timer_late + self.restart, 3)
 
     def margin(self, interval: float) -> float:
-        """How far short of T a "before" moment stands: enough for a late wake-up and one round
-        trip, never more than one check interval. The runner keeps looking until T (a hold), so a
-        controller a check early is still seen early."""
+        """How far short of T a "before" moment stands: half a check interval (what a controller a
+        check early has done by then is seen), more for a late wake-up and a round trip or two
+        as measured, never more than one check interval."""
         return min(max(REAL_MARGIN_MIN, interval / 2, 2 * (self.round_trip + self.timer_late)), interval)
 
 
@@ -105,7 +108,7 @@ def record(window: Window, *, origin: float, verdict: str, observed: float | Non
         "kind": "not-before" if window.kind == "before" else "by",
         "deadline": round(low, 3),
         "allowed": [round(low, 3), round(low + window.interval, 3)],
-        "allowance": round(allowance, 3),
+        "allowance": round(allowance + window.sighting, 3),
         "observed": None if observed is None else round(observed - origin, 3),
         "verdict": verdict,
         "detail": detail,
@@ -114,7 +117,8 @@ def record(window: Window, *, origin: float, verdict: str, observed: float | Non
         entry["acted"] = [round(acted[0] - origin, 3), round(acted[1] - origin, 3)]
     if latency is not None and allowance:
         entry["latency"] = {"read": round(latency.round_trip, 3), "write": round(latency.write_trip, 3),
-                            "late": round(latency.timer_late, 3), "restart": round(latency.restart, 3)}
+                            "late": round(latency.timer_late, 3), "restart": round(latency.restart, 3),
+                            "sighting": round(window.sighting, 3)}
     return entry
 
 
@@ -126,7 +130,8 @@ def describe(entry: dict) -> str:
         f"allowed +{low:.3f}–{high:.3f} s + {entry['allowance']:.3f} s measured latency"
     parts = entry.get("latency")
     made = f" (longest read {parts['read']:.3f} s, write {parts['write']:.3f} s, timers late " \
-        f"{parts['late']:.3f} s)" if parts and entry["verdict"] != "passed" else ""
+        f"{parts['late']:.3f} s, the check that sees the renewal {parts.get('sighting', 0):.3f} s)" \
+        if parts and entry["verdict"] != "passed" else ""
     acted = f", the target acted between +{entry['acted'][0]:.3f} and +{entry['acted'][1]:.3f} s" \
         if entry.get("acted") else ""
     return f"{entry['step']}: {seen}{acted}, {bound}{made} ({entry['verdict']})"

@@ -122,20 +122,40 @@ def test_real_clock_a_state_check_by_the_deadline_waits_for_the_change_within_th
     assert "the target acted between" in timing.describe(record)
 
 
-def test_real_clock_before_the_deadline_every_answer_until_t_counts():
-    """A state seen at T - margin that is gone before T is an action before T: failed."""
+def test_real_clock_before_the_deadline_every_check_of_the_window_gets_its_answer_in_time():
+    """Two Then-steps just before T: the first one's first good answer decides, so the second one
+    still looks before T (it was a runner-too-late error when the first held until T); an action
+    seen before T fails."""
     ctx = _context(RealClock())
     ctx.timeline.close()
     now = time.time()
     ctx.timeline.window = timing.Window("before", now + 0.4, now, 0.5, "almost T")
-    gone = now + 0.15
+    ctx.consistently(lambda: None, "node-a has taint NoSchedule")
+    ctx.eventually(lambda: None, "node-a has no taint NoExecute")
+    assert [t["verdict"] for t in ctx.timings] == ["passed", "passed"]
 
-    def ready():
-        assert time.time() < gone, "node-a Ready is 'Unknown'"
+    def early():
+        raise AssertionError("node-a Ready is 'Unknown'")
 
     with pytest.raises(AssertionError, match="Unknown"):
-        ctx.eventually(ready, "node-a still Ready")
+        ctx.consistently(early, "node-a still Ready")
     assert ctx.timings[-1]["verdict"] == "failed"
+
+
+def test_a_deadline_that_counts_from_a_renewal_allows_the_check_that_sees_it_on_a_real_clock():
+    """The target may count from the check that saw the renewal (upstream does): one more check
+    interval by T + I, on a real clock only (a manual clock's jumps land that check exactly)."""
+    real = Timeline(RealClock(), {})
+    real.close()
+    real.by(time.time() - 0.5, 0.5, "lease run out", renewal=True)
+    assert real.window.sighting == 0.5
+    real.by(time.time() - 0.5, 0.5, "NoExecute taint just over 60 s old")
+    assert real.window.sighting == 0.0
+    manual = Timeline(FakeManualClock(100.0), {})
+    manual.by(100.0, 0.5, "lease run out", renewal=True)
+    assert manual.window.sighting == 0.0
+    record = timing.record(real.window, origin=0.0, verdict="passed", observed=None, allowance=0.2)
+    assert record["allowance"] == 0.2
 
 
 def test_the_allowance_counts_reads_twice_writes_once_and_timers_for_both_sides():

@@ -27,6 +27,7 @@ from kube32.spec import constants, quantities, timefmt
 from kube32.spec.profiles import Profile
 
 SYNC_INTERVAL = 1.0          # seconds of target time between pod syncs (terminating pods, auto-start)
+LEASE_WRITE_ATTEMPTS = 3     # a renewal read again and written over a 409 Conflict, as a kubelet retries
 HOSTNAME_LABEL = constants.HOSTNAME_LABEL
 MEASURED = (constants.MEMORY, *constants.PSRAM_RESOURCES, constants.GPIO)  # what a kubelet measures
 WRITE_RETRIES = 5
@@ -187,10 +188,15 @@ class FakeKubelet:
                 except ApiStatusError as exc:
                     if exc.code != 409:
                         raise
-            if result is None:                               # someone else's copy: read, then write
-                lease = self.api.get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)
+            for attempt in range(LEASE_WRITE_ATTEMPTS if result is None else 0):   # someone else's copy:
+                lease = self.api.get("Lease", self.name, constants.NODE_LEASE_NAMESPACE)   # read, then write
                 lease["spec"] = {**(lease.get("spec") or {}), **spec}
-                result = self.api.update(lease)
+                try:
+                    result = self.api.update(lease)
+                    break
+                except ApiStatusError as exc:    # written again in between (e.g. a write the restart cut off)
+                    if exc.code != 409 or attempt == LEASE_WRITE_ATTEMPTS - 1:
+                        raise
             self._lease = result
             self.next_renew = now + self.profile.lease_renew_interval
             self.renewed_at = now

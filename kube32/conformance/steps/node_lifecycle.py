@@ -68,7 +68,7 @@ def renews_last_time(k32, name):
     kubelet = k32.kubelet(name)
     kubelet.resume()
     kubelet.silence()
-    k32.timeline.pin(kubelet.renewed_at, origin=True)
+    k32.timeline.pin(kubelet.renewed_at, origin=True, renewal=True)
 
 
 # -- time in check intervals -----------------------------------------------------------------
@@ -88,7 +88,8 @@ def check_intervals_pass(k32, count):
 
 def _almost(k32, seconds: float, what: str) -> None:
     """Just short of ``seconds`` from where the scenario stands: the deadline is not reached."""
-    k32.timeline.just_before(k32.timeline.from_base(seconds), _interval(k32), what)
+    k32.timeline.just_before(k32.timeline.from_base(seconds), _interval(k32), what,
+                             renewal=k32.timeline.from_renewal)
 
 
 @when(parsers.re(r"almost (?P<seconds>\d+(?:\.\d+)?) seconds pass"))
@@ -151,10 +152,10 @@ def each_lapses_within_a_check(k32):
         renewed = next(r for n, r in k32.notes[STAGGERED] if n == name)
         deadline = renewed + float(k32.kubelet(name).lease_duration)
         if kind == "before":
-            k32.timeline.just_before(deadline, interval, f'node "{name}" lease almost run out')
+            k32.timeline.just_before(deadline, interval, f'node "{name}" lease almost run out', renewal=True)
             k32.consistently(lambda name=name: _ready_status(k32, name, "True"), f'node "{name}" still Ready')
         else:
-            k32.timeline.by(deadline, interval, f'node "{name}" lease run out')
+            k32.timeline.by(deadline, interval, f'node "{name}" lease run out', renewal=True)
             k32.eventually(lambda name=name: _ready_status(k32, name, "Unknown"), f'node "{name}" Ready Unknown')
 
 
