@@ -27,6 +27,7 @@ import asyncio
 import http.client
 import json
 import multiprocessing as mp
+import queue
 import selectors
 import socket
 import sys
@@ -52,11 +53,15 @@ def open_watch(port: int, rv: str) -> socket.socket:
     return s
 
 
-def await_head(s: socket.socket) -> bytes:
-    """Block until the watch's response head has arrived (the watch is set up on the server);
-    returns what came after it."""
+SETUP = 60.0          # seconds for every watch of one process to be set up (a server that cannot: a result)
+
+
+def await_head(s: socket.socket, deadline: float) -> bytes:
+    """Block until the watch's response head has arrived (the watch is set up on the server), at
+    most until ``deadline`` (monotonic); returns what came after it."""
     buf = b""
     while b"\r\n\r\n" not in buf:
+        s.settimeout(max(0.01, deadline - time.monotonic()))
         data = s.recv(1 << 16)
         if not data:
             raise ConnectionError("the server closed a watch before its head")
@@ -74,9 +79,10 @@ def counters(port: int, rv: str, n: int, ready, stop, result) -> None:
         except OSError:
             break
     tails = []
+    deadline = time.monotonic() + SETUP
     for s in socks:
         try:
-            tails.append(await_head(s))     # every watch is set up before the writes start
+            tails.append(await_head(s, deadline))     # every watch is set up before the writes start
         except OSError:
             tails.append(b"")
         s.setblocking(False)
@@ -118,10 +124,11 @@ def probes(port: int, rv: str, n: int, ready, stop, result) -> None:
     latencies: list[float] = []
     sel = selectors.DefaultSelector()
     counts = [0] * n
+    deadline = time.monotonic() + SETUP
     for i in range(n):
         try:
             s = open_watch(port, rv)
-            rest = await_head(s)
+            rest = await_head(s, deadline)
         except OSError:
             continue
         s.setblocking(False)
@@ -246,8 +253,8 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
     t_open = time.monotonic()
     for p in procs:
         p.start()
-    ready_c.wait(120)
-    ready_p.wait(120)
+    ready_c.wait(SETUP + 30)
+    ready_p.wait(SETUP + 30)
     out["open_s"] = time.monotonic() - t_open
     time.sleep(1.0)
     cpu0 = _servers.cpu_seconds(pid)
@@ -260,11 +267,18 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
     time.sleep(args.drain)
     out["cpu_s"] = _servers.cpu_seconds(pid) - cpu0
     stop.set()
-    parts = [results.get(timeout=60) for _ in procs]
+    parts = []
+    for _ in procs:
+        try:
+            parts.append(results.get(timeout=60))
+        except queue.Empty:
+            pass
     for p in procs:
         p.join(30)
-    c = next(r for r in parts if "closed" in r)
-    pr = next(r for r in parts if "latencies" in r)
+        if p.is_alive():
+            p.kill()
+    c = next((r for r in parts if "closed" in r), {"opened": 0, "counts": [], "closed": 0})
+    pr = next((r for r in parts if "latencies" in r), {"latencies": [], "counts": []})
     writes = len(write_lat)
     every = c["counts"] + pr["counts"]
     out.update(writes=writes, write_failures=failures, watchers=c["opened"] + len(pr["counts"]),
