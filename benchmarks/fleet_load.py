@@ -215,6 +215,7 @@ def run_load(url: str, pid: int, args) -> dict:
         lost = f", {out['lost_clients']} client processes lost" if out["lost_clients"] else ""
         out["collapsed"] = (f"collapsed after {min(stops or [args.seconds]):.0f} s, "
                             f"{out['failures']} renewals failed{lost}{'; ' + why if why else ''}")
+    time.sleep(2.0)         # (the server finishes what the clients left behind)
     out["cpu_share"] = min(share_before, _servers.cpu_share())
     nodes = fetch(port, "/api/v1/nodes")
     events = fetch(port, "/api/v1/events?fieldSelector=reason%3DNodeNotReady")
