@@ -39,7 +39,7 @@ def request(method: str, path: str, body: bytes = b"", content_type: str = "appl
 
 
 class _Conn(asyncio.Protocol):
-    __slots__ = ("pool", "transport", "parser", "body", "done", "t0", "lost")
+    __slots__ = ("pool", "transport", "parser", "body", "done", "t0", "sent", "lost")
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
@@ -47,14 +47,14 @@ class _Conn(asyncio.Protocol):
         self.parser = httptools.HttpResponseParser(self)
         self.body: list[bytes] = []
         self.done: Done | None = None
-        self.t0 = 0.0
+        self.t0 = self.sent = 0.0
         self.lost = False
 
     def connection_made(self, transport) -> None:
         self.transport = transport
 
     def send(self, data: bytes, done: Done, t0: float) -> None:
-        self.done, self.t0 = done, t0
+        self.done, self.t0, self.sent = done, t0, time.monotonic()
         self.transport.write(data)
 
     def data_received(self, data: bytes) -> None:
@@ -89,10 +89,12 @@ class _Conn(asyncio.Protocol):
 
 
 class Pool:
-    """``size`` keep-alive connections to 127.0.0.1:``port``; requests beyond them wait in order."""
+    """``size`` keep-alive connections to 127.0.0.1:``port``; requests beyond them wait in order.
+    A request fails (status 0) once it has been on the wire ``timeout`` seconds, or, with
+    ``queue_timeout``, once it has waited that long in all (a renewal that late is lost anyway)."""
 
-    def __init__(self, port: int, size: int, timeout: float = 20.0) -> None:
-        self.port, self.size, self.timeout = port, size, timeout
+    def __init__(self, port: int, size: int, timeout: float = 20.0, queue_timeout: bool = True) -> None:
+        self.port, self.size, self.timeout, self.queue_timeout = port, size, timeout, queue_timeout
         self.idle: list[_Conn] = []
         self.busy: set[_Conn] = set()
         self.waiting: collections.deque = collections.deque()
@@ -148,10 +150,10 @@ class Pool:
     def _check_timeouts(self) -> None:
         now = time.monotonic()
         for conn in list(self.busy):
-            if conn.done is not None and now - conn.t0 > self.timeout:
+            if conn.done is not None and now - (conn.t0 if self.queue_timeout else conn.sent) > self.timeout:
                 conn.transport.abort()                  # connection_lost reports status 0
         # requests waiting longer than the timeout for a connection fail too
-        while self.waiting and now - self.waiting[0][2] > self.timeout:
+        while self.queue_timeout and self.waiting and now - self.waiting[0][2] > self.timeout:
             _, done, t0 = self.waiting.popleft()
             done(0, b"", now - t0)
         self._watchdog = asyncio.get_running_loop().call_later(1.0, self._check_timeouts)

@@ -174,7 +174,7 @@ def write_and_get(port: int, rate: float, seconds: float, tag: str, get_path: st
     get_req = _client.request("GET", get_path)
 
     async def run() -> None:
-        writes = _client.Pool(port, 8, TIMEOUT)
+        writes = _client.Pool(port, 8, TIMEOUT, queue_timeout=False)   # a write fails after TIMEOUT on the wire
         gets = _client.Pool(port, 1, TIMEOUT)
         await writes.open()
         await gets.open()
@@ -193,8 +193,14 @@ def write_and_get(port: int, rate: float, seconds: float, tag: str, get_path: st
             writes.submit(_client.request("POST", PODS, body), written)
 
         async def get_loop() -> None:
+            """One GET at a time, the next 50 ms after the last answer."""
+            loop = asyncio.get_running_loop()
             while time.monotonic() < t0 + seconds:
-                gets.submit(get_req, lambda status, body, took: get_lat.append(took if status == 200 else TIMEOUT))
+                answer = loop.create_future()
+                gets.submit(get_req, lambda status, body, took, answer=answer:
+                            answer.done() or answer.set_result((status, took)))
+                status, took = await answer
+                get_lat.append(took if status == 200 else TIMEOUT)
                 await asyncio.sleep(0.05)
 
         getter = asyncio.ensure_future(get_loop())
