@@ -223,9 +223,10 @@ class ScenarioContext:
         return max(p.reconcile_interval, p.lifecycle_check_interval, p.deployment_interval, p.workload_interval)
 
     def _judge_real(self, check: Callable[[], Any], what: str, window: timing.Window) -> Any:
-        """Real clock, inside a deadline's window. "before": the first good answer that arrived
-        before T passes (so the window's next check still has time to look); answers before T that
-        all show the change fail; none in time is the runner's problem. "by": keep looking until a
+        """Real clock, inside a deadline's window. "before": the first good answer passes (so the
+        window's next check still has time to look), even one that arrived after T: what had not
+        happened after T had not happened before it; answers before T that all show the change fail;
+        only showing it after T, the runner could not tell (an error). "by": keep looking until a
         request sent after T + I (+ the check that sees a renewal) + the measured allowance; only
         that one can fail the target."""
         meter = self.timeline.latency
@@ -261,7 +262,10 @@ class ScenarioContext:
             received = timing.now()
             meter.observed(sent, received)
             if received > window.deadline:
-                break                      # this answer may already show what is due at T
+                # it may already show what is due at T (no verdict on that); one that shows nothing
+                # happened yet shows that nothing happened before T either
+                seen = received if ok else seen
+                break
             if ok:
                 seen = received
                 break
@@ -276,7 +280,8 @@ class ScenarioContext:
             self._record(window, "failed", failed_at, str(failure), allowance)
             raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now())
         self._record(window, "error", None, "no answer arrived before the deadline", allowance)
-        raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline "
+        raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline, and after it "
+                                   "the change was there "
                                    f"({timing.describe(self.timings[-1])}); the target was not judged")
 
     def _record(self, window: timing.Window | None, verdict: str, observed: float | None, detail: str = "",

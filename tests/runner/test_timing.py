@@ -62,11 +62,19 @@ def _context(clock) -> ScenarioContext:
 
 
 def test_real_clock_before_a_deadline_that_has_passed_is_the_runners_problem():
+    """A look answered only after T that shows the change cannot tell when it came: an error. One
+    that shows nothing happened yet shows that nothing happened before T: passed."""
     ctx = _context(RealClock())
     ctx.timeline.window = timing.Window("before", time.time() - 1.0, time.time() - 1.1, 0.5, "almost T")
+
+    def evicted():
+        raise AssertionError("pod web is not bound")
+
     with pytest.raises(timing.RunnerTooLate):
-        ctx.consistently(lambda: None, "pod still runs")
+        ctx.consistently(evicted, "pod still runs")
     assert ctx.timings[-1]["verdict"] == "error"
+    ctx.consistently(lambda: None, "pod still runs")
+    assert ctx.timings[-1]["verdict"] == "passed"
 
 
 def test_real_clock_by_fails_only_on_a_look_sent_after_the_allowance():
