@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, when
 
+from kube32.conformance import timing
 from kube32.conformance.steps._util import needs
 
 # Named durations: "When the <name> passes" reads the value from the target's timing profile.
@@ -57,6 +58,12 @@ def control_plane_restarts(k32):
     the runner allows for."""
     k32.require("restart")
     began = k32.timeline.now()
+    window = k32.timeline.window
+    if window is not None and window.kind == "before" and not k32.manual and began >= window.deadline:
+        # just before a deadline: the control plane that stops must not live past it
+        raise timing.RunnerTooLate(f"the restart began {began - window.deadline:.3f} s after the deadline it "
+                                   f"had to come before ({window.what}): the runner was too late, the target "
+                                   "was not judged")
     k32.target.restart_control_plane()
     k32.timeline.pin(began)
     if not k32.manual:
