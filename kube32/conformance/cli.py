@@ -227,11 +227,13 @@ def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
         profile = profiles.load(name)
     # on a target the jobs share, the scenarios that count every node run one at a time (parallel.py)
     shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference")
-    alone = [sc for sc in chosen if parallel.runs_alone(sc.tags, "\n".join(text for _, text, _ in sc.steps))] \
+    # a server at a URL cannot be restarted by the runner: those scenarios are disabled at once
+    timed = [sc for sc in chosen if "restart" not in sc.needs] if shared else chosen
+    alone = [sc for sc in timed if parallel.runs_alone(sc.tags, "\n".join(text for _, text, _ in sc.steps))] \
         if shared else ()
     jobs = len(args.rig) if args.rig and len(args.rig) > 1 else args.jobs   # several rigs: one worker each
-    real = estimate.run_seconds(chosen, profile, manual=False, jobs=jobs, alone=alone)
-    manual = estimate.run_seconds(chosen, profile, manual=True, jobs=jobs, alone=alone)
+    real = estimate.run_seconds(timed, profile, manual=False, jobs=jobs, alone=alone)
+    manual = estimate.run_seconds(timed, profile, manual=True, jobs=jobs, alone=alone)
     where = f"{len(chosen)} scenarios, profile {profile.name}, " + (f"{jobs} rigs" if args.rig and jobs > 1
                                                                     else f"--jobs {args.jobs}")
     if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
