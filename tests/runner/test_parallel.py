@@ -163,3 +163,17 @@ def test_the_estimate_adds_the_scenarios_that_run_alone_one_after_another():
         max(estimate.LONGEST_SLACK * max(each), sum(each) / 3) + start
     assert estimate.run_seconds(chosen, profile, manual=False, jobs=3, alone=chosen[1:]) == \
         estimate.LONGEST_SLACK * each[0] + start + each[1] + each[2]
+
+
+def test_the_estimate_on_a_shared_url_runs_alone_only_what_counts_every_node():
+    import argparse
+
+    from kube32.conformance import cli, estimate
+
+    args = argparse.Namespace(features=None, profile="simulator", profile_set=None, clause=None,
+                              area=["scheduler"], tags=None, kubeconfig=None, rig=None, jobs=8, clock="real")
+    chosen = cli._chosen(args)
+    counting = [sc for sc in chosen if parallel.runs_alone(sc.tags, "\n".join(t for _, t, _ in sc.steps))]
+    assert 0 < len(counting) < len(chosen)          # the fenced ones run side by side
+    want = estimate.run_seconds(chosen, profiles.load("simulator"), manual=False, jobs=8, alone=counting)
+    assert estimate.say(want) in cli._estimate_line(args, "http://127.0.0.1:6443", chosen)
