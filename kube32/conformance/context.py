@@ -75,15 +75,14 @@ class ScenarioContext:
         return feature_name
 
     def fence(self, obj: dict) -> dict:
-        """A pod for the scheduler (no nodeName) or a workload, fenced to this scenario's nodes when
-        it shares the node set (nothing changes otherwise)."""
+        """A pod or a workload, fenced to this scenario's nodes when it shares the node set (nothing
+        changes otherwise). A pod created with nodeName too: evicted, it goes back to the scheduler."""
         if not self.fence_labels or obj.get("kind") not in ("Pod", *WORKLOAD_KINDS):
             return obj
         spec = obj.setdefault("spec", {})
         if obj["kind"] != "Pod":
             spec = spec.setdefault("template", {}).setdefault("spec", {})
-        if not spec.get("nodeName"):
-            spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **self.fence_labels}
+        spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **self.fence_labels}
         return obj
 
     @property

@@ -204,7 +204,7 @@ def service_pods(k32, request, datatable):
         pod = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": k32.name(name), "namespace": ns, "labels": labels(row.get("labels", ""))},
                "spec": {"nodeName": node, "containers": [container]}}
-        k32.objects[name] = k32.api.create(pod)
+        k32.objects[name] = k32.api.create(k32.fence(pod))
         _pods(k32)[name] = ns
         _bring_to(k32, name, ns, node, row.get("state") or "ready", known=k32.objects[name])
         if (row.get("state") or "ready") in ("ready", "not ready", "succeeded", "failed"):
