@@ -1,17 +1,21 @@
 """Several rigs in parallel vs one: the real-time lifecycle + kubelet features on one short-timeout
 virtual rig, then on two (``run --rig A --rig B``: one pytest-xdist worker per rig), in the same run.
 
-    python -m benchmarks.rigs_parallel [--rounds N]   # wall times, the ratio, where the time went
+    python -m benchmarks.rigs_parallel [--rounds N] [--same-process]
 
-Besides the wall time it prints, per run, the scenario seconds each rig spent (from clauses.json) and
-the rest ("fixed": start-up, preflight, xdist workers, rig start, teardown), which does not shrink
-with more rigs; and the machine's load average, since the virtual boards share its cores.
+Each virtual rig runs in a process of its own, as real rigs are boards with CPUs of their own (with
+``--same-process`` both share this one, and so one interpreter lock, as in the tests). Besides the wall
+time it prints, per run, the scenario seconds each rig spent (from clauses.json) and the rest
+("fixed": start-up, preflight, xdist workers, rig start, per-scenario set-up, teardown), which does not
+shrink with more rigs; and the machine's load average, since the virtual boards share its cores.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -52,16 +56,49 @@ def say(name: str, r: dict) -> str:
             f"exit {r['exit']}, {r['passed']}/{r['scenarios']} passed")
 
 
+def _serve_rig(workdir: str, prefix: str, ready, stop) -> None:
+    """A child process: one virtual rig until ``stop`` is set; its rig file's path through ``ready``."""
+    with short_rig(Path(workdir), prefix=prefix) as vrig:
+        ready.put(str(vrig.rig_path))
+        stop.wait()
+
+
+@contextlib.contextmanager
+def rig_process(workdir: Path, prefix: str):
+    """A virtual rig in a process of its own (spawned: nothing of this process is shared); its rig file."""
+    ctx = multiprocessing.get_context("spawn")
+    ready, stop = ctx.Queue(), ctx.Event()
+    proc = ctx.Process(target=_serve_rig, args=(str(workdir), prefix, ready, stop), daemon=True)
+    proc.start()
+    try:
+        yield Path(ready.get(timeout=300))
+    finally:
+        stop.set()
+        proc.join(timeout=60)
+        if proc.is_alive():
+            proc.kill()
+
+
+@contextlib.contextmanager
+def rig_here(workdir: Path, prefix: str):
+    with short_rig(workdir, prefix=prefix) as vrig:
+        yield vrig.rig_path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1, help="1-rig / 2-rig pairs, back to back")
+    parser.add_argument("--same-process", action="store_true",
+                        help="both virtual rigs in this process (one interpreter lock), as in the tests")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="k32-rigs-bench-"))
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
-    with short_rig(work / "a", prefix="a-") as a, short_rig(work / "b", prefix="b-") as b:
+    rig = rig_here if args.same_process else rig_process
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs); "
+          f"virtual rigs {'in this process' if args.same_process else 'in a process each'}")
+    with rig(work / "a", "a-") as a, rig(work / "b", "b-") as b:
         for n in range(args.rounds):
-            one = run([a.rig_path], work / f"one-{n}")
-            two = run([a.rig_path, b.rig_path], work / f"two-{n}")
+            one = run([a], work / f"one-{n}")
+            two = run([a, b], work / f"two-{n}")
             print(say("one rig ", one))
             print(say("two rigs", two))
             print(f"speed-up: {one['wall'] / two['wall']:.2f}x   "

@@ -148,8 +148,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             items[:] = keep
     if _is_worker(config) and any(_is_scenario(i) for i in items):
         profile = _profile(config)
-        items[:] = parallel.order(items, lambda i: parallel.item_seconds(i, profile),
-                                  parallel.item_runs_alone,
+        # with several rigs every worker has one to itself: no scenario waits for the others' end
+        alone = (lambda i: False) if config.getoption("--rig") else parallel.item_runs_alone
+        items[:] = parallel.order(items, lambda i: parallel.item_seconds(i, profile), alone,
                                   int(config.workerinput.get("workercount", 1)))
 
 
