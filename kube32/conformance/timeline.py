@@ -80,30 +80,34 @@ class Timeline:
         """The moment ``seconds`` after where the scenario stands."""
         return self._base() + seconds
 
-    def just_before(self, deadline: float, interval: float, what: str, renewal: bool = False) -> None:
+    def just_before(self, deadline: float, interval: float, what: str, renewal: bool = False,
+                    chained: bool = False) -> None:
         """Stand just short of ``deadline``: nothing due at it may have happened yet. ``renewal``:
-        the deadline counts from a Lease renewal the runner wrote (``timing.Window.sighting``)."""
+        the deadline counts from a Lease renewal the runner wrote; ``chained``: what is due there may
+        follow another action of the target's due there too (``timing.Window.sighting``)."""
         margin = timing.MANUAL_MARGIN if self.clock.manual else self.latency.margin(interval)
         self._move_to(deadline - margin)
         self.window = timing.Window("before", deadline, deadline - margin, interval, what,
-                                    self._sighting(interval, renewal))
+                                    self._sighting(interval, renewal, chained))
         self._nominal = deadline
 
-    def by(self, deadline: float, interval: float, what: str, renewal: bool = False) -> None:
+    def by(self, deadline: float, interval: float, what: str, renewal: bool = False, chained: bool = False,
+           sighting: float | None = None) -> None:
         """Stand at ``deadline`` + one check interval: what was due at it must have happened."""
         at = deadline + interval
         self._move_to(at)
-        self.window = timing.Window("by", deadline, at, interval, what, self._sighting(interval, renewal))
+        self.window = timing.Window("by", deadline, at, interval, what,
+                                    self._sighting(interval, renewal, chained) if sighting is None else sighting)
         self._nominal = at
 
-    def _sighting(self, interval: float, renewal: bool) -> float:
-        return interval if renewal and not self.clock.manual else 0.0
+    def _sighting(self, interval: float, renewal: bool, chained: bool) -> float:
+        return 0.0 if self.clock.manual else interval * (renewal + chained)
 
     def check_interval_passes(self, interval: float, what: str) -> None:
         """Right after a ``just_before`` step the interval counts from that deadline (the check that
         must see it); otherwise it is an ordinary interval."""
         if self.window is not None and self.window.kind == "before":
-            self.by(self.window.deadline, interval, f"{self.window.what}, {what}", renewal=self.window.sighting > 0)
+            self.by(self.window.deadline, interval, f"{self.window.what}, {what}", sighting=self.window.sighting)
         else:
             self.advance(interval)
 

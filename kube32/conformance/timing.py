@@ -43,8 +43,9 @@ class Window:
     at: float              # where time stands: T - margin ("before") or T + I ("by")
     interval: float        # I: the check interval that bounds the action
     what: str              # the step that set it, for messages and reports
-    # T counts from a write of the runner's (a Lease renewal) that the target sees at its next check
-    # and may count from there (upstream does): on a real clock one more check interval "by" T + I
+    # Real clock: T counts from a write of the runner's (a Lease renewal) that the target sees at its
+    # next check and may count from there (upstream does), and an action may follow another one due
+    # at T (an eviction the NoExecute taint causes) at the next check: a check interval each "by" T + I
     sighting: float = 0.0
 
 
@@ -130,7 +131,7 @@ def describe(entry: dict) -> str:
         f"allowed +{low:.3f}–{high:.3f} s + {entry['allowance']:.3f} s measured latency"
     parts = entry.get("latency")
     made = f" (longest read {parts['read']:.3f} s, write {parts['write']:.3f} s, timers late " \
-        f"{parts['late']:.3f} s, the check that sees the renewal {parts.get('sighting', 0):.3f} s)" \
+        f"{parts['late']:.3f} s, the checks that see the renewal and follow up {parts.get('sighting', 0):.3f} s)" \
         if parts and entry["verdict"] != "passed" else ""
     acted = f", the target acted between +{entry['acted'][0]:.3f} and +{entry['acted'][1]:.3f} s" \
         if entry.get("acted") else ""
