@@ -124,6 +124,7 @@ class Connection(asyncio.Protocol):
         self.streaming: Stream | None = None
         self.upgrade_asked = False      # the client asked to switch protocols (never granted)
         self.closed = False
+        self.eof = False
         self.paused = False
         self.header_bytes = 0
         self.deadline: float | None = None     # loop time; the server's sweep acts on it (_timed_out)
@@ -185,7 +186,10 @@ class Connection(asyncio.Protocol):
             self._error(HTTPStatus.BAD_REQUEST, "malformed HTTP request")
 
     def eof_received(self):
-        return False        # close our side too
+        if self.streaming is None and (self.busy or self.queue):
+            self.eof = True     # the client is done sending: answer what it asked, then close
+            return True
+        return False            # close our side too
 
     def close(self) -> None:
         if not self.closed:
@@ -358,7 +362,7 @@ class Connection(asyncio.Protocol):
 
     def _done(self, close: bool) -> None:
         self.busy = False
-        if close:
+        if close or (self.eof and not self.queue):
             self.close()
             return
         if self.request is None:            # (a pipelined request already arriving keeps its deadline)

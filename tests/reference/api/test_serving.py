@@ -175,3 +175,14 @@ def test_a_malformed_request_gets_400_and_the_connection_closes(server):
         while chunk := s.recv(4096):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 400")
+
+
+def test_a_client_that_half_closes_after_its_requests_gets_every_answer(server):
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as s:
+        s.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n" * 2)     # two pipelined, then EOF
+        s.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    assert answer.count(b"HTTP/1.1 200 OK") == 2
