@@ -40,3 +40,18 @@ def test_one_suffix_keeps_the_alphabetical_order_the_document_breaks_ties_by():
     names = ["node-a", "node-all", "node-b", "esp-9", "esp-10", "node-a1"]
     own = naming.own_names(names, "00ff")
     assert sorted(names, key=own.get) == sorted(names)
+
+
+def test_the_fence_goes_on_every_pod_and_workload_template_of_a_scenario_that_shares_the_node_set():
+    from kube32.conformance.context import FENCE_LABEL, ScenarioContext
+
+    ctx = ScenarioContext.__new__(ScenarioContext)
+    ctx.fence_labels = {FENCE_LABEL: "k32-00ff"}
+    pod = ctx.fence({"kind": "Pod", "spec": {"nodeName": "node-a-00ff", "nodeSelector": {"board": "s3"}}})
+    # with nodeName too: an evicted pod goes back to the scheduler
+    assert pod["spec"]["nodeSelector"] == {"board": "s3", FENCE_LABEL: "k32-00ff"}
+    deployment = ctx.fence({"kind": "Deployment", "spec": {"template": {"spec": {"containers": []}}}})
+    assert deployment["spec"]["template"]["spec"]["nodeSelector"] == {FENCE_LABEL: "k32-00ff"}
+    assert ctx.fence({"kind": "Service", "spec": {}}) == {"kind": "Service", "spec": {}}
+    ctx.fence_labels = {}
+    assert ctx.fence({"kind": "Pod", "spec": {}}) == {"kind": "Pod", "spec": {}}
