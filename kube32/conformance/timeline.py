@@ -37,6 +37,7 @@ class Timeline:
         self.window: timing.Window | None = None
         self.origin = clock.now()         # what timing records count from (the last "last renewal")
         self._nominal: float | None = None
+        self._pinned = False
         self.from_renewal = False         # the time steps chain on from a Lease renewal (pin)
         self.workloads = False            # the runner created a Deployment/DaemonSet/Job: pods move alone
         if not clock.manual:
@@ -51,13 +52,14 @@ class Timeline:
         """The next time step counts from ``t`` (e.g. the renewTime a kubelet just wrote:
         ``renewal``, so deadlines chained on from it count from a renewal, ``timing.Window.sighting``)."""
         self._nominal = t
+        self._pinned = True               # the next time step counts from t, however long ago that was
         self.from_renewal = renewal
         if origin:
             self.origin = t
 
     def _base(self) -> float:
         now = self.clock.now()
-        if self._nominal is not None and (self.clock.manual or now - self._nominal < CHAIN_SLACK):
+        if self._nominal is not None and (self.clock.manual or self._pinned or now - self._nominal < CHAIN_SLACK):
             return self._nominal
         return now
 
@@ -67,14 +69,14 @@ class Timeline:
         target = self._base() + seconds
         self.window = None
         self._move_to(target)
-        self._nominal = target
+        self._nominal, self._pinned = target, False
 
     def advance_to(self, t: float) -> None:
         """Stand at ``t`` (no judgement window)."""
         self.window = None
         self.from_renewal = False
         self._move_to(t)
-        self._nominal = t
+        self._nominal, self._pinned = t, False
 
     def from_base(self, seconds: float) -> float:
         """The moment ``seconds`` after where the scenario stands."""
@@ -89,7 +91,7 @@ class Timeline:
         self._move_to(deadline - margin)
         self.window = timing.Window("before", deadline, deadline - margin, interval, what,
                                     self._sighting(interval, renewal, chained))
-        self._nominal = deadline
+        self._nominal, self._pinned = deadline, False
 
     def by(self, deadline: float, interval: float, what: str, renewal: bool = False, chained: bool = False,
            sighting: float | None = None) -> None:
@@ -98,7 +100,7 @@ class Timeline:
         self._move_to(at)
         self.window = timing.Window("by", deadline, at, interval, what,
                                     self._sighting(interval, renewal, chained) if sighting is None else sighting)
-        self._nominal = at
+        self._nominal, self._pinned = at, False
 
     def _sighting(self, interval: float, renewal: bool, chained: bool) -> float:
         return 0.0 if self.clock.manual else interval * (renewal + chained)

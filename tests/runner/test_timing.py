@@ -195,3 +195,21 @@ def test_deadlines_hold_at_a_clock_phase(pytester, monkeypatch, tmp_path):
     timed = [t for s in ran for t in s.get("timing", [])]
     assert {t["kind"] for t in timed} == {"not-before", "by"}
     assert result.ret == 0
+
+
+def test_a_pinned_moment_anchors_the_next_time_step_however_long_ago_on_a_real_clock():
+    """"the control plane restarts" pins the moment it began; a restart of several seconds must not
+    make "almost the lease duration passes" count from its end (the restarted target counts from no
+    later than its own start)."""
+    class SlowRealClock(FakeManualClock):
+        manual = False
+
+    clock = SlowRealClock(100.0)
+    timeline = Timeline(clock, {})
+    timeline.close()
+    timeline.pin(100.0)
+    clock.t = 104.3                          # the restart took 4.3 s
+    assert timeline.from_base(15.0) == pytest.approx(115.0)
+    timeline.advance_to(104.3)
+    clock.t = 106.0                          # an ordinary step 1.7 s later: counts from now
+    assert timeline.from_base(1.0) == pytest.approx(107.0)
