@@ -61,7 +61,7 @@ class Serve:
                 if (self.ca is None or self.ca.exists()) and requests.get(
                         self.url + "/version", timeout=1, verify=str(self.ca) if self.ca else True).status_code == 200:
                     return self
-            except requests.ConnectionError:
+            except requests.RequestException:     # not listening yet, or too busy to answer within 1 s
                 pass
             time.sleep(0.05)
         self.kill()
