@@ -57,6 +57,11 @@ class Timeline:
         if origin:
             self.origin = t
 
+    def unpin(self) -> None:
+        """Something else starts the count now (a node stops renewing): a pinned moment no longer
+        anchors the next time step."""
+        self._pinned = False
+
     def _base(self) -> float:
         now = self.clock.now()
         if self._nominal is not None and (self.clock.manual or self._pinned or now - self._nominal < CHAIN_SLACK):

@@ -61,6 +61,7 @@ def gets_label(k32, name, label):
 def stops_renewing(k32, name):
     kubelet = k32.kubelet(name)
     kubelet.silence()
+    k32.timeline.unpin()     # e.g. a restart's start: this node's count starts now, after it
     if kubelet.renewed_at is not None:
         k32.timeline.origin = kubelet.renewed_at     # timing verdicts count from the last renewal
 
