@@ -167,7 +167,8 @@ def test_decoded_frames_reach_the_error_the_log_and_the_monitor(host_elf, tmp_pa
         threading.Thread(target=crash_once_listened_to, daemon=True).start()
 
         out = io.StringIO()
-        rig_monitor(vr.rig_path, out, duration=3, elves={"d-dec": str(elf)}, toolchain_prefix="",
+        # (10 s: on a loaded machine opening the rig alone has taken more than 3 s)
+        rig_monitor(vr.rig_path, out, duration=10, elves={"d-dec": str(elf)}, toolchain_prefix="",
                     log_dir=tmp_path / "logs")
     shown = out.getvalue()
     assert f"--- decoded 0x{pc:08x}: kube32_crash_here at " in shown and "fw.c:1" in shown
