@@ -95,12 +95,18 @@ def test_real_clock_by_fails_only_on_a_look_sent_after_the_allowance():
     assert looks[-1] >= now + record["allowance"]
 
 
-def test_real_clock_by_passes_when_the_change_shows_within_the_allowance():
+def _by_window_just_closed():
+    """A real-clock context whose "by" window closes now, and a change that shows half the
+    allowance floor later."""
     ctx = _context(RealClock())
     ctx.timeline.close()
     now = time.time()
     ctx.timeline.window = timing.Window("by", now - 0.5, now, 0.5, "just over T")
-    appears = now + timing.ALLOWANCE_FLOOR / 2
+    return ctx, now + timing.ALLOWANCE_FLOOR / 2
+
+
+def test_real_clock_by_passes_when_the_change_shows_within_the_allowance():
+    ctx, appears = _by_window_just_closed()
 
     def soon():
         assert time.time() >= appears, "still bound"
@@ -113,11 +119,7 @@ def test_real_clock_by_passes_when_the_change_shows_within_the_allowance():
 def test_real_clock_a_state_check_by_the_deadline_waits_for_the_change_within_the_allowance():
     """"Then pod "web" is not bound" one check interval after the taint: the eviction may show up
     to the measured latency later (it failed at once before: a consistently-check in a by window)."""
-    ctx = _context(RealClock())
-    ctx.timeline.close()
-    now = time.time()
-    ctx.timeline.window = timing.Window("by", now - 0.5, now, 0.5, "just over T")
-    appears = now + timing.ALLOWANCE_FLOOR / 2
+    ctx, appears = _by_window_just_closed()
 
     def unbound():
         assert time.time() >= appears, "spec.nodeName is 'node-a'"
