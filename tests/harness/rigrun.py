@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kube32.conformance.cli import UNUSED_PLUGINS
 from kube32.harness.virtual.virtual_rig import VirtualRig
+from kube32.spec import profiles
 
 # Short timing for CI; the control plane, the kubelets and the runner all get these numbers.
 SHORT = {
@@ -35,24 +36,26 @@ TIMEOUTS = {"boot": 5, "ready": 8}
 
 
 def short_rig(workdir: Path, *, node_firmware: dict | None = None, prefix: str = "",
-              timeouts: dict | None = None) -> VirtualRig:
+              timeouts: dict | None = None, nodes: tuple[str, ...] = NODES, timing: dict | None = SHORT) -> VirtualRig:
+    """``timing``: the hardware profile's overrides (None: the hardware profile as a real bench has it)."""
+    hardware = profiles.load("hardware", **(timing or {}))
     return VirtualRig(
         workdir,
-        NODES,
+        nodes,
         transport="rfc2217",
         profile="hardware",
-        overrides=SHORT,
-        lease_interval=SHORT["lease_renew_interval"],
-        lease_duration=SHORT["lease_duration"],
+        overrides=timing,
+        lease_interval=hardware.lease_renew_interval,
+        lease_duration=hardware.lease_duration,
         node_firmware=node_firmware,
         timeouts=timeouts or TIMEOUTS,
         prefix=prefix,
     )
 
 
-def profile_args() -> list[str]:
+def profile_args(timing: dict | None = SHORT) -> list[str]:
     out = ["--profile", "hardware"]
-    for key, value in SHORT.items():
+    for key, value in (timing or {}).items():
         out += ["--profile-set", f"{key}={value:g}"]
     return out
 
