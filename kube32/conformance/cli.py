@@ -144,10 +144,10 @@ def _list(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from kube32.conformance import preflight
 
-    if args.rig and args.jobs > len(args.rig):
+    if args.rig and len(args.rig) > 1 and args.jobs > len(args.rig):
         print(f"kube32-conformance run: --jobs {args.jobs} with {len(args.rig)} --rig: scenarios run in "
-              "parallel one rig each (give as many --rig files as jobs); one rig's boards are not "
-              "spread over several scenarios at once", file=sys.stderr)
+              "parallel one rig each (give as many --rig files as jobs); with several rigs, one rig's "
+              "boards are not spread over several scenarios at once", file=sys.stderr)
         return preflight.USAGE
     problem = preflight.run(args)   # one line, its own exit status, the report directory untouched
     if problem is not None:
@@ -187,9 +187,11 @@ def _run(args: argparse.Namespace) -> int:
         argv += ["--area", area]
     if args.tags:
         argv += ["-m", args.tags]
+    chosen = _chosen(args)
+    if args.rig and len(args.rig) == 1 and args.jobs > 1:   # one rig's node boards shared out (rig_jobs.py)
+        args.jobs = _rig_workers(args.rig[0], chosen, args.jobs)
     if args.jobs > 1 and not (args.rig and len(args.rig) > 1):
         argv += _parallel(args.jobs)   # one target per worker (each builds its own from --target)
-    chosen = _chosen(args)
     print(_estimate_line(args, "rig:" if args.rig else args.target, chosen), flush=True)
     from kube32.conformance import suite
 
@@ -203,6 +205,18 @@ def _parallel(workers: int) -> list[str]:
     """pytest-xdist with ``workers`` workers, one report; scenarios handed out one at a time in the
     workers' order (parallel.py: longest first), so the workers finish close together."""
     return ["-n", str(workers), "--dist", "load", "--maxschedchunk", "1"]
+
+
+def _rig_workers(rig: str, chosen: list, jobs: int) -> int:
+    """As many workers as the rig's node boards have room for (each plays the features' board nodes
+    with boards of its own), at most ``jobs``; says so when that is fewer."""
+    from kube32.conformance.targets import rig_jobs
+
+    workers = rig_jobs.workers_for(rig, [text for sc in chosen for _, text, _ in sc.steps], jobs)
+    if workers < jobs:
+        print(f"kube32-conformance: --jobs {jobs}: rig {rig} has node boards for {workers} scenario(s) at once "
+              f"({len(rig_jobs.rig_node_names(rig))} node boards)", file=sys.stderr)
+    return workers
 
 
 def _chosen(args: argparse.Namespace) -> list:
@@ -226,16 +240,17 @@ def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
     except (profiles.ProfileError, TypeError, ValueError):
         profile = profiles.load(name)
     # on a target the jobs share, the scenarios that count every node run one at a time (parallel.py)
-    shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference")
+    shared = target.startswith(("http://", "https://")) or bool(args.kubeconfig and target == "reference") \
+        or bool(args.rig and len(args.rig) == 1 and args.jobs > 1)
     # a server at a URL cannot be restarted by the runner: those scenarios are disabled at once
-    timed = [sc for sc in chosen if "restart" not in sc.needs] if shared else chosen
+    timed = [sc for sc in chosen if "restart" not in sc.needs] if shared and not args.rig else chosen
     alone = [sc for sc in timed if parallel.runs_alone(sc.tags, "\n".join(text for _, text, _ in sc.steps))] \
         if shared else ()
     jobs = len(args.rig) if args.rig and len(args.rig) > 1 else args.jobs   # several rigs: one worker each
     real = estimate.run_seconds(timed, profile, manual=False, jobs=jobs, alone=alone)
     manual = estimate.run_seconds(timed, profile, manual=True, jobs=jobs, alone=alone)
-    where = f"{len(chosen)} scenarios, profile {profile.name}, " + (f"{jobs} rigs" if args.rig and jobs > 1
-                                                                    else f"--jobs {args.jobs}")
+    where = f"{len(chosen)} scenarios, profile {profile.name}, " + (
+        f"{jobs} rigs" if args.rig and len(args.rig) > 1 else f"--jobs {args.jobs}")
     if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
         return f"kube32-conformance: {where}: {estimate.say(real)} on a real clock"
     if args.clock == "manual" or target in ("reference", "process") or target.startswith("process@"):
@@ -259,7 +274,8 @@ def add_run(sub) -> None:
                         "in parallel (one pytest-xdist worker each, one merged report)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="run scenarios in N parallel workers (pytest-xdist), each with its own target "
-                        "(reference, process, process:real) or sharing an http(s) URL; one report")
+                        "(reference, process, process:real) or sharing an http(s) URL or one --rig's "
+                        "control plane (each worker with node boards of its own); one report")
     p.add_argument("--profile", choices=profiles.NAMES, default=None,
                    help="the target's timing profile (default simulator; hardware for rigs)")
     p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",

@@ -55,7 +55,9 @@ class ScenarioContext:
         self.before_nodes = before_nodes         # called before the first node (parallel.Turn.alone)
         # own node names and a fence on a target other scenarios use at the same time (naming.py)
         # (own_nodes: the feature's node names, None when the scenario has the node set to itself)
-        self.node_names = naming.own_names(own_nodes or (), self.ns.removeprefix("k32-"))
+        # (a target may choose them: a rig shared by workers names its own boards, rig_jobs.py)
+        own_names = getattr(target, "own_names", naming.own_names)
+        self.node_names = own_names(own_nodes or (), self.ns.removeprefix("k32-"))
         self.renamer = naming.Renamer(self.node_names)
         self.fence_labels = {FENCE_LABEL: self.ns} if own_nodes is not None else {}
         self.judge = judge or Judge(())          # failed checks, by clause and level (levels.py)

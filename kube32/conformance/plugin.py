@@ -35,7 +35,7 @@ from kube32.conformance.heartbeat import Heartbeat
 from kube32.conformance.reports import collector, terminal
 from kube32.conformance.reports.gherkin import SCENARIO_LOG, ScenarioLog
 from kube32.conformance.suite import NEEDS_PREFIX, item_clauses, known_tags
-from kube32.conformance.targets import registry
+from kube32.conformance.targets import registry, rig_jobs
 from kube32.conformance.targets.base import CLOCK_MODES, EXCLUSIVE_NODES
 from kube32.spec import catalogue, profiles
 
@@ -118,9 +118,10 @@ def pytest_configure(config: pytest.Config) -> None:
         os.makedirs(report, exist_ok=True)
     config.stash[collector.COLLECTOR] = collector.Collector(cat, config.getoption("--level"))
     rigs = config.getoption("--rig")
-    if len(rigs) > 1 and not _is_worker(config):   # the workers drive the rigs; the report names them all
+    workers = getattr(config.option, "numprocesses", None)
+    if rigs and workers and not _is_worker(config):   # the workers drive the rigs; the report names them all
         config.stash[collector.COLLECTOR].target = {"name": "rigs", "rigs": list(rigs), "clock": "real",
-                                                    "profile": _profile(config).name}
+                                                    "profile": _profile(config).name, "workers": workers}
     if not _is_worker(config):
         config.pluginmanager.register(Reporting(config), "kube32-reporting")
     if getattr(config.option, "numprocesses", None) and not _is_worker(config):
@@ -149,9 +150,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if _is_worker(config) and any(_is_scenario(i) for i in items):
         profile = _profile(config)
         # with several rigs every worker has one to itself: no scenario waits for the others' end
-        alone = (lambda i: False) if config.getoption("--rig") else parallel.item_runs_alone
+        alone = (lambda i: False) if len(config.getoption("--rig")) > 1 else parallel.item_runs_alone
         items[:] = parallel.order(items, lambda i: parallel.item_seconds(i, profile), alone,
                                   int(config.workerinput.get("workercount", 1)))
+        if len(config.getoption("--rig")) == 1:   # one rig's boards shared out: the serial phase's scenarios
+            rig_jobs.write_alone(_run_dir(config), [i.nodeid for i in items if alone(i)])
+
+
+def _run_dir(config: pytest.Config) -> str:
+    """The run's lock directory (made by the xdist controller, shared by every worker)."""
+    lock = config.workerinput[parallel.LOCK_KEY] if _is_worker(config) else config.stash[LOCK_FILE]
+    return os.path.dirname(lock)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """One rig shared by the workers: its serial phase runs on one worker after the others stopped."""
+    if len(config.getoption("--rig")) == 1:
+        from kube32.conformance.targets.rig_schedule import SerialTail
+
+        return SerialTail(config, log, run_dir=_run_dir(config))
+    return None
+
+
+def _rig_share(request: pytest.FixtureRequest) -> rig_jobs.RigShare | None:
+    """This worker's boards when the workers share one rig (``run --rig FILE --jobs N``)."""
+    config = request.config
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if len(config.getoption("--rig")) != 1 or workers < 2:
+        return None
+    texts = [s.name for item in request.session.items for s in parallel.item_steps(item)]
+    return rig_jobs.share(config.getoption("--rig")[0], texts, int(config.workerinput["workerid"][2:]), workers,
+                          _run_dir(config))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -171,7 +201,7 @@ def _target_spec(config: pytest.Config) -> str:
 
 
 @pytest.fixture(scope="session")
-def k32_target(pytestconfig: pytest.Config):
+def k32_target(pytestconfig: pytest.Config, request: pytest.FixtureRequest):
     __tracebackhide__ = True
     try:
         access = credentials.resolve(pytestconfig.getoption("--token"), pytestconfig.getoption("--kubeconfig"),
@@ -181,7 +211,8 @@ def k32_target(pytestconfig: pytest.Config):
             spec = access.url          # a kubeconfig names the server when --target does not
         target = registry.create(spec, _profile(pytestconfig), token=access.token,
                                  clock=pytestconfig.getoption("--clock"),
-                                 request_timeout=pytestconfig.getoption("--request-timeout"), access=access)
+                                 request_timeout=pytestconfig.getoption("--request-timeout"), access=access,
+                                 rig_share=_rig_share(request))
         if hasattr(target, "node_credentials"):
             target.node_credentials = pytestconfig.getoption("--node-credentials")
     except kubeconfig.KubeconfigError as exc:

@@ -49,16 +49,23 @@ class Rig:
     """All boards of one rig file."""
 
     def __init__(self, rig_file: RigFile, *, log_dir: str | Path | None = None,
-                 elves: dict[str, str] | None = None, toolchain_prefix: str | None = None) -> None:
-        """``elves`` (board -> ELF path) and ``toolchain_prefix`` add to / override the rig file's."""
+                 elves: dict[str, str] | None = None, toolchain_prefix: str | None = None,
+                 boards: list[str] | None = None) -> None:
+        """``elves`` (board -> ELF path) and ``toolchain_prefix`` add to / override the rig file's;
+        ``boards``: the boards this process uses (default all; ``adopt`` takes more later)."""
         self.rig_file = rig_file
         self.specs: dict[str, BoardSpec] = {s.name: s for s in rig_file.board_specs()}
         self.profile = rig_file.profile
         self.timeouts = rig_file.timeouts
         self.places: dict[PlaceRef, LabgridPlace] = {}
+        self.consoles: dict[str, BoardConsole] = {}
+        self._log_dir, self._elves, self._toolchain_prefix = log_dir, elves, toolchain_prefix
+        unknown = sorted(set(elves or {}) - set(self.specs))
+        if unknown:
+            raise BadInput(f"--elf names no board of the rig: {', '.join(unknown)} "
+                           f"(boards: {', '.join(self.specs)})")
         try:
-            powers = self._reach_labgrid_places()
-            self._build(log_dir, elves, toolchain_prefix, powers)
+            self._build(list(self.specs) if boards is None else boards)
         except BaseException:
             self.release_places()
             raise
@@ -66,10 +73,11 @@ class Rig:
         self.boot_reasons: dict[str, str] = {}
         self.failed: dict[str, HarnessError] = {}
 
-    def _reach_labgrid_places(self) -> dict[str, LabgridPower]:
-        """Acquire the labgrid places of the rig file; boards get their ports (and power) from them."""
+    def _reach_labgrid_places(self, boards: list[str]) -> dict[str, LabgridPower]:
+        """Acquire the labgrid places of these boards; they get their ports (and power) from them."""
         powers: dict[str, LabgridPower] = {}
-        for name, spec in list(self.specs.items()):
+        for name in boards:
+            spec = self.specs[name]
             if spec.labgrid is None:
                 continue
             coordinator, place_name, resource, power = spec.labgrid
@@ -95,33 +103,35 @@ class Rig:
         if problems:
             raise problems[0]
 
-    def _build(self, log_dir, elves, toolchain_prefix, powers) -> None:
-        unknown = sorted(set(elves or {}) - set(self.specs))
-        if unknown:
-            raise BadInput(f"--elf names no board of the rig: {', '.join(unknown)} "
-                               f"(boards: {', '.join(self.specs)})")
-        decoders = {}
-        for name, spec in self.specs.items():
-            elf = (elves or {}).get(name) or spec.elf
+    def _build(self, boards: list[str]) -> None:
+        """Consoles (not yet open) for these boards."""
+        powers = self._reach_labgrid_places(boards)
+        for name in boards:
+            spec = self.specs[name]
+            elf = (self._elves or {}).get(name) or spec.elf
+            decoder = None
             if elf:
-                prefix = spec.toolchain_prefix if toolchain_prefix is None else toolchain_prefix
-                decoders[name] = BacktraceDecoder(elf, prefix)
-        self.consoles: dict[str, BoardConsole] = {
-            s.name: BoardConsole(
-                s.name,
-                s.port.url,
-                s.port.baud,
-                reset=s.reset,
-                log_path=Path(log_dir) / f"{s.name}.log" if log_dir else None,
-                decoder=decoders.get(s.name),
-                power=powers.get(s.name),
+                prefix = spec.toolchain_prefix if self._toolchain_prefix is None else self._toolchain_prefix
+                decoder = BacktraceDecoder(elf, prefix)
+            self.consoles[name] = BoardConsole(
+                name,
+                spec.port.url,
+                spec.port.baud,
+                reset=spec.reset,
+                log_path=Path(self._log_dir) / f"{name}.log" if self._log_dir else None,
+                decoder=decoder,
+                power=powers.get(name),
             )
-            for s in self.specs.values()
-        }
+
+    def adopt(self, boards: list[str]) -> None:
+        """Open the ports of more boards of the rig file (another process had them); nothing reset."""
+        new = [b for b in boards if b not in self.consoles]
+        self._build(new)
+        _each(BoardConsole.open, [self.consoles[b] for b in new])
 
     @classmethod
     def open(cls, path: str | Path, *, log_dir: str | Path | None = None, **kwargs) -> Rig:
-        """Load the rig file and open every port (``kwargs``: ``elves``, ``toolchain_prefix``)."""
+        """Load the rig file and open every port (``kwargs``: ``elves``, ``toolchain_prefix``, ``boards``)."""
         rig = cls(load_rig(path), log_dir=log_dir, **kwargs)
         try:
             _each(BoardConsole.open, rig.consoles.values())
@@ -161,6 +171,10 @@ class Rig:
         """node_name -> board name."""
         return {s.node_name: name for name, s in self.specs.items() if s.role == "node" and s.node_name}
 
+    def own_node_boards(self) -> list[str]:
+        """The node boards whose ports this process has open."""
+        return [b for b in self.node_boards.values() if b in self.consoles]
+
     def board_of(self, node_or_board: str) -> str:
         if node_or_board in self.specs:
             return node_or_board
@@ -183,7 +197,7 @@ class Rig:
         """Write every board's ``flash:`` image of the rig file (before the first scenario); boards flashed."""
         done = []
         for name, spec in self.specs.items():
-            if spec.flash is not None:
+            if spec.flash is not None and name in self.consoles:
                 image, address, chip, baud = spec.flash
                 try:
                     self.flash(name, image, address=address, chip=chip, baud=baud)
@@ -194,20 +208,24 @@ class Rig:
 
     # --- boot ---------------------------------------------------------------------------------------
 
-    def start(self, *, keep_going: bool = False) -> str:
+    def start(self, *, keep_going: bool = False, api_url: str | None = None) -> str:
         """Reset every board (control plane first), wait until the API and all kubelets are up.
 
         Crashes seen before start (boards booting while the ports were opened) are dropped: the
         resets put every board in a known state. With ``keep_going`` a node board that does not come
         up is recorded in ``failed`` (board -> error) instead of failing the start; the control
-        plane must always come up.
+        plane must always come up. Only the boards this process has open are reset; without the
+        control plane's, ``api_url`` is where another process started it.
         """
         self.failed: dict[str, HarnessError] = {}
         for console in self.consoles.values():
             console.acknowledge_crashes()
-        self.restart_control_plane()
+        if self.control_plane in self.consoles:
+            self.restart_control_plane()
+        else:
+            self.api_url = api_url
         marks = {}
-        for board in self.node_boards.values():
+        for board in self.own_node_boards():
             marks[board] = self.consoles[board].mark()
             try:
                 self._reset(board)
@@ -215,7 +233,7 @@ class Rig:
                 if not keep_going:
                     raise
                 self.failed[board] = exc
-        for board in self.node_boards.values():
+        for board in self.own_node_boards():
             if board in self.failed:
                 continue
             try:

@@ -78,8 +78,10 @@ def test_shell_completion_answers_through_argcomplete(tmp_path):
 
 
 def test_more_jobs_than_rigs_is_a_usage_error(tmp_path):
-    """--jobs spreads scenarios over rigs (one worker each); one rig's boards serve one scenario at a time."""
-    done = cli("run", "--rig", "a.yaml", "--jobs", "2", "--report", str(tmp_path / "r"), cwd=tmp_path)
+    """With several rigs --jobs spreads scenarios over them (one worker each): more jobs than rigs is
+    refused (one rig alone shares its node boards out instead: tests/harness/test_rig_jobs.py)."""
+    done = cli("run", "--rig", "a.yaml", "--rig", "b.yaml", "--jobs", "3", "--report", str(tmp_path / "r"),
+               cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "one rig each" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()

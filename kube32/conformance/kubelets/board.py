@@ -80,6 +80,7 @@ class BoardNode:
             unpark(self.board)      # parked for a scenario that owns the node set: it plays after all
         node = self.wait_ready()
         patch: dict = {}
+        labels = {**labels, **getattr(self.ctx, "fence_labels", {})}   # beside other scenarios: the fence (context.py)
         if labels:
             patch["metadata"] = {"labels": dict(labels)}
             self._labels = sorted(labels)

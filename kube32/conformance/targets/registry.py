@@ -7,9 +7,10 @@ from kube32.spec.profiles import Profile
 
 
 def create(spec: str, profile: Profile, token: str | None = None, clock: str = "auto",
-           request_timeout: float | None = None, access=None):
+           request_timeout: float | None = None, access=None, rig_share=None):
     """``clock`` (auto | manual | real) and ``request_timeout`` apply to targets reached over a URL;
-    the in-process reference always runs on a manual clock."""
+    the in-process reference always runs on a manual clock. ``rig_share``: this worker's part of a
+    rig the run's workers share (rig_jobs.py)."""
     if spec == "reference":
         if clock == "real":
             raise ValueError("the in-process reference runs on a manual clock; for real time use "
@@ -35,6 +36,6 @@ def create(spec: str, profile: Profile, token: str | None = None, clock: str = "
     if spec.startswith("rig:"):
         from kube32.conformance.targets.rig import RigTarget
 
-        return RigTarget(spec[len("rig:"):], profile, token=token, access=access)
+        return RigTarget(spec[len("rig:"):], profile, token=token, access=access, share=rig_share)
     raise ValueError(f"unknown target {spec!r}: use reference, process, process:real, an http(s):// URL "
                      "or rig:FILE")

@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import time
 
-from kube32.conformance import errors
+from kube32.conformance import errors, naming
 from kube32.conformance.suite import NEEDS_PREFIX
 from kube32.conformance.targets import base
 from kube32.conformance.targets.http import HttpTarget
+from kube32.conformance.targets.rig_jobs import RigShare, RunDir
 from kube32.harness.board_console import Mark
 from kube32.harness.errors import HarnessError as RigHarnessError
-from kube32.harness.rig import Rig
+from kube32.harness.rig import Rig, RigMark
+from kube32.harness.rig_file import load_rig
 from kube32.spec import profiles
 from kube32.spec.profiles import Profile
 
 HEALTH_POLL = 0.1   # seconds between board checks while a time step waits
+URL_PATIENCE = 300.0  # seconds (besides boot + ready) a worker waits for worker 0's control plane (flashing)
 NEEDS_EXCLUSIVE = NEEDS_PREFIX + base.EXCLUSIVE_NODES
 TAIL_LINES = 20
 
@@ -72,12 +75,21 @@ class RigTarget(HttpTarget):
     shared = False   # one rig per runner process (xdist worker): its serial ports are that process's
 
     def __init__(self, rig_file: str, profile: Profile, log_dir: str | None = None, token: str | None = None,
-                 access=None) -> None:
+                 access=None, share: RigShare | None = None) -> None:
         self.rig_file = rig_file
+        self.share = share      # run --jobs N on this one rig: this worker's boards (rig_jobs.py)
+        self.run_dir = RunDir(share.run_dir) if share is not None else None
         try:
-            self.rig = Rig.open(rig_file, log_dir=log_dir)
+            boards = self._own_boards(load_rig(rig_file)) if share is not None else None
+            for board in sorted(boards or ()):
+                self.run_dir.claim(board)
+            self.rig = Rig.open(rig_file, log_dir=log_dir, boards=boards)
         except RigHarnessError as exc:   # a bad rig file or a port that does not open: no scenario can run
+            if self.run_dir is not None:
+                self.run_dir.release_all()
             raise errors.TargetUnavailable(str(exc).splitlines()[0]) from None
+        if share is not None:
+            self.shared = True   # the workers share the control plane: scenarios get node names of their own
         profile = self.rig_profile(profile)
         self._mark = None
         self.last_logs: dict[str, str] = {}
@@ -86,6 +98,21 @@ class RigTarget(HttpTarget):
         self._reported: set[tuple[str, int]] = set()
         self._scenario_open = False
         super().__init__("", profile, token=token, access=access)   # the runner's credentials (--kubeconfig)
+
+    def _own_boards(self, rf) -> list[str]:
+        """The boards this worker opens: those playing its node names, and worker 0 the control plane."""
+        specs = rf.board_specs()
+        by_node = {s.node_name: s.name for s in specs if s.role == "node" and s.node_name}
+        boards = [by_node[n] for n in self.share.names.values()]
+        if self.share.worker == 0:
+            boards += [s.name for s in specs if s.role == "control-plane"]
+        return boards
+
+    def own_names(self, names, scenario_id: str) -> dict[str, str]:
+        """A scenario beside others (context.py): the played names become this worker's boards'
+        node names, every other name the scenario's own (naming.py)."""
+        own = naming.own_names(names, scenario_id)
+        return {n: (self.share.names.get(n) if self.share else None) or own[n] for n in names}
 
     def rig_profile(self, given: Profile) -> Profile:
         """The rig file's timing (``profile`` + ``profile_set``) unless the runner was given other
@@ -99,9 +126,13 @@ class RigTarget(HttpTarget):
     def start(self) -> None:
         try:
             self.rig.flash_all()   # the rig file's flash: images, before the first scenario
-            self.url = self.rig.start(keep_going=True)
+            self.url = self.rig.start(keep_going=True, api_url=self._published_url())
+            if self.share is not None and self.share.worker == 0:
+                self.run_dir.publish_url(self.url)
         except BaseException as exc:
-            self.rig.close()       # no scenario will use the rig: ports and labgrid places back now
+            if self.share is not None and self.share.worker == 0:
+                self.run_dir.publish_url(f"failed: {str(exc).splitlines()[0] if str(exc) else repr(exc)}")
+            self.stop()            # no scenario will use the rig: ports and labgrid places back now
             if isinstance(exc, RigHarnessError):   # esptool failed, the control plane never came up:
                 raise errors.HarnessError(f"rig {self.rig_file}: {str(exc).splitlines()[0]}") from None
             raise                                  # every scenario is an error saying so, none a failure
@@ -110,6 +141,16 @@ class RigTarget(HttpTarget):
         self.api.base_url = self.url.rstrip("/")
         super().start()
         self.clock = RigClock(self)
+
+    def _published_url(self) -> str | None:
+        """A worker other than 0: the API URL once worker 0 has started the control plane."""
+        if self.share is None or self.share.worker == 0:
+            return None
+        t = self.rig.timeouts
+        try:
+            return self.run_dir.wait_url(URL_PATIENCE + t.boot + t.ready)
+        except RuntimeError as exc:
+            raise RigHarnessError(str(exc)) from None
 
     def _extra_capabilities(self) -> set[str]:
         return {base.RESTART, base.REAL_KUBELET}
@@ -136,7 +177,9 @@ class RigTarget(HttpTarget):
         """A scenario that owns the node set gets the rig's node boards out of its way: each is held in
         reset and its Node deleted (no scheduler or DaemonSet sees it) until the scenario plays it
         (``unpark_board``) or ends (released, it boots and registers again)."""
-        if NEEDS_EXCLUSIVE not in ctx.tags:
+        if self.share is not None and not ctx.fence_labels:
+            self._adopt_all()    # the serial phase: the other workers have stopped (rig_jobs.py)
+        if NEEDS_EXCLUSIVE not in ctx.tags or ctx.fence_labels:   # fenced: the other nodes are not its
             return
         for node, board in sorted(self.rig.node_boards.items()):
             if board not in self.lost and board not in self.held:
@@ -149,6 +192,21 @@ class RigTarget(HttpTarget):
             except errors.ApiStatusError as exc:
                 if exc.code != 404:
                     raise
+
+    def _adopt_all(self) -> None:
+        """Take over the boards the other workers had (each as soon as its worker has let go)."""
+        others = sorted(set(self.rig.specs) - set(self.rig.consoles))
+        if not others:
+            return
+        for board in others:
+            self.run_dir.claim(board)
+        try:
+            self.rig.adopt(others)
+        except RigHarnessError as exc:
+            raise self._failure_from(exc, others[0]) from exc
+        mark = self.rig.mark()
+        self._mark = RigMark({**mark.marks, **self._mark.marks}, self._mark.t)
+        self.rig.note("harness: taken over for the serial phase (its worker has stopped)", others)
 
     def unpark_board(self, board: str) -> None:
         """A parked board the scenario plays after all: release it and wait for its kubelet."""
@@ -166,7 +224,11 @@ class RigTarget(HttpTarget):
                 self.last_logs = self.rig.scenario_logs(self._mark)
 
     def stop(self) -> None:
-        self.rig.close()
+        try:
+            self.rig.close()
+        finally:
+            if self.run_dir is not None:
+                self.run_dir.release_all()   # after the ports: the serial worker may take the boards
 
     # -- nodes ----------------------------------------------------------------------------------
     def node_driver(self, name: str, ctx, lease_duration: float | None = None):
@@ -346,7 +408,7 @@ class RigTarget(HttpTarget):
     def scenario_where(self) -> dict:
         """Which rig and which boards the scenario ran on (the report's ``where``; several rigs run at once)."""
         places = sorted(f"{ref.place}@{ref.coordinator}" for ref in self.rig.places)
-        return {"rig": self.rig_file, "boards": sorted(self.rig.specs),
+        return {"rig": self.rig_file, "boards": sorted(self.rig.consoles),
                 **({"labgrid": places} if places else {})}
 
     def describe(self) -> dict:
