@@ -14,6 +14,8 @@ class EventRecorder:
         self._seen: dict[tuple, str] = {}
 
     def record(self, obj: dict, type_: str, reason: str, message: str, component: str) -> dict:
+        """Create the Event, or count a repeat on the one recorded before; returns the stored Event
+        (READ-ONLY)."""
         meta = obj.get("metadata", {})
         ns = meta.get("namespace") or "default"
         involved = {
@@ -29,11 +31,10 @@ class EventRecorder:
         key = (ns, involved.get("uid"), involved.get("name"), type_, reason, message, component)
         with self.store.lock:
             name = self._seen.get(key)
-            existing = self.store.try_get("events", ns, name) if name else None
-            if existing is not None:
-                existing["count"] = int(existing.get("count", 1)) + 1
-                existing["lastTimestamp"] = now
-                return self.store.update("events", existing, check_rv=False)
+            existing = self.store.peek("events", ns, name) if name else None
+            if existing is not None:       # (the store keeps a copy: the stored Event is not changed)
+                repeat = {**existing, "count": int(existing.get("count", 1)) + 1, "lastTimestamp": now}
+                return self.store.update("events", repeat, check_rv=False, copy=False)
             name = f"{involved.get('name', 'event')}.{secrets.token_hex(8)}"
             event = {
                 "apiVersion": "v1",
@@ -50,4 +51,4 @@ class EventRecorder:
                 "reportingComponent": component,
             }
             self._seen[key] = name
-            return self.store.create("events", event)
+            return self.store.create("events", event, copy=False)

@@ -7,9 +7,19 @@ import datetime as _dt
 _UTC = _dt.UTC
 
 
+_last_second: tuple[int, str] = (0, "1970-01-01T00:00:00Z")   # a busy server stamps one second many times
+
+
 def rfc3339(t: float) -> str:
     """metav1.Time: ``2024-05-01T12:00:00Z`` (fraction truncated, as Kubernetes does)."""
-    return _dt.datetime.fromtimestamp(int(t // 1), _UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    global _last_second
+    second = int(t // 1)
+    last = _last_second
+    if last[0] == second:
+        return last[1]
+    text = _dt.datetime.fromtimestamp(second, _UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _last_second = (second, text)
+    return text
 
 
 def rfc3339_micro(t: float) -> str:

@@ -11,6 +11,7 @@ defaulting fills and ``kubectl describe``/``get`` print: the protocol of contain
 
 from __future__ import annotations
 
+import functools
 import json
 
 from kube32.spec import quantities
@@ -23,14 +24,18 @@ QOS_RESOURCES = ("cpu", "memory")
 STATUS_KEPT_ON_CREATE = ("Node",)
 
 
+# a fleet's pods repeat a few quantities; typed: 1, 1.0 and True are read apart
+_parse = functools.lru_cache(maxsize=4096, typed=True)(quantities.parse)
+
+
 def _nonzero(resources: dict | None) -> dict[str, object]:
     out = {}
     for name, q in (resources or {}).items():
         if name not in QOS_RESOURCES:
             continue
         try:
-            value = quantities.parse(q)
-        except (ValueError, TypeError):
+            value = _parse(q)
+        except (ValueError, TypeError):     # (TypeError also: unhashable, not a quantity)
             continue
         if value != 0:
             out[name] = value

@@ -3,6 +3,7 @@ them into a 422 Invalid Status."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from kube32.reference.machinery import limits
@@ -137,15 +138,28 @@ def _quantity_map(path: str, value: object) -> list[dict]:
         return [cause(path, "Invalid value: must be a map of resource name to quantity")]
     out = []
     for name, q in value.items():
-        too_big = limits.quantity_problem(q)
-        if too_big:
-            out.append(cause(f"{path}[{name}]", f"Invalid value: {str(q)[:80]!r}: {too_big}"))
-        elif not quantities.is_valid(q):
-            out.append(cause(f"{path}[{name}]", f"Invalid value: {q!r}: quantities must match the "
-                             "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
-        elif quantities.parse(q) < 0:
-            out.append(cause(f"{path}[{name}]", f'Invalid value: "{q}": must be greater than or equal to 0'))
+        problem = _quantity_message_cached(q) if type(q) in _SCALARS else _quantity_message(q)
+        if problem:
+            out.append(cause(f"{path}[{name}]", problem))
     return out
+
+
+def _quantity_message(q: object) -> str | None:
+    """What is wrong with one quantity (the whole cause message), or None."""
+    too_big = limits.quantity_problem(q)
+    if too_big:
+        return f"Invalid value: {str(q)[:80]!r}: {too_big}"
+    try:
+        negative = quantities.parse(q) < 0  # type: ignore[arg-type]
+    except quantities.QuantityError:
+        return (f"Invalid value: {q!r}: quantities must match the "
+                "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    return f'Invalid value: "{q}": must be greater than or equal to 0' if negative else None
+
+
+# a fleet's objects repeat a few quantities; typed: 1, 1.0 and True are judged apart
+_quantity_message_cached = functools.lru_cache(maxsize=4096, typed=True)(_quantity_message)
+_SCALARS = (str, int, float, bool)
 
 
 def validate_pod_spec(spec: object, path: str = "spec") -> list[dict]:

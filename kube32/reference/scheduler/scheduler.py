@@ -73,6 +73,20 @@ def tie_break(names: list[str]) -> str:
     return min(names)
 
 
+def _draft(stored: dict) -> dict:
+    """What a decision writes (metadata.annotations, spec, status) copied one level deep for
+    editing; everything else is shared with the stored pod (the store never changes a stored object
+    in place and keeps a copy of what it is given)."""
+    pod = dict(stored)
+    meta = pod["metadata"] = dict(stored["metadata"])
+    meta["annotations"] = dict(meta.get("annotations") or {})
+    if isinstance(stored.get("spec"), dict):
+        pod["spec"] = dict(stored["spec"])
+    if isinstance(stored.get("status"), dict):
+        pod["status"] = dict(stored["status"])
+    return pod
+
+
 def wants_scheduling(pod: dict) -> bool:
     """Unbound, not being deleted, not finished."""
     return (not (pod.get("spec") or {}).get("nodeName")
@@ -101,7 +115,8 @@ class Scheduler:
         if self._memoisable():
             kept = self.memos.get(pod)
             kept.sync(self.cache, pod, nodes, self.evaluate, tie_key)
-            rejected, scores, ranked = dict(kept.rejected), dict(kept.scores), kept.ranking
+            # the memo's own tables, read only while the store lock is held (no copy of 1,000 entries)
+            rejected, scores, ranked = kept.rejected, kept.scores, kept.ranking
         else:
             rejections, feasible, score_list = self.evaluate(pod, nodes)
             rejected = {node.name: status for node, status in rejections}
@@ -134,16 +149,16 @@ class Scheduler:
         best = ranked.best()
         near = ranked.at_least(best - NEAR_TIE * max(1.0, abs(best)))
         if len(near) == 1:
-            return tie_break(list(near[0][1]))      # one group: equal scores
+            return ranked.first_name(near[0][0], tie_break)     # one group: equal scores
         score = self.profile.score
         values = [score.exact_score(pod, next(iter(group.values()))) for _, group in near]
         top = max(values)
-        return tie_break([name for (_, group), value in zip(near, values, strict=True) if value == top
-                          for name in group])
+        return tie_break([ranked.first_name(key, tie_break) for (key, _), value in zip(near, values, strict=True)
+                          if value == top])
 
     # -- acting ---------------------------------------------------------------------------
     def schedule(self, pod: dict) -> dict | None:
-        """Try to place one pod now; returns the stored pod afterwards (None if it is gone)."""
+        """Try to place one pod now; returns the pod afterwards (None if it is gone; READ-ONLY)."""
         meta = pod.get("metadata") or {}
         with self.store.lock:
             key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
@@ -156,29 +171,32 @@ class Scheduler:
                 self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, last[2],
                                    reasons.SCHEDULER_COMPONENT)
                 return stored          # nothing it depends on moved: the same decision, not rewritten
-            current = self.store.try_get("pods", meta.get("namespace", ""), meta.get("name", ""))
-            decision = self.decide(framework.PodInfo.of(current))
+            decision = self.decide(framework.PodInfo.of(stored))
             if decision.node is not None:
-                return self.bind(current, decision)
-            return self.record_failure(current, decision)
+                return self.bind(stored, decision)
+            return self.record_failure(stored, decision)
 
-    def bind(self, pod: dict, decision: Decision) -> dict:
+    def bind(self, stored: dict, decision: Decision) -> dict:
+        """Write the binding; returns the stored pod (READ-ONLY)."""
+        pod = _draft(stored)
         pod["spec"]["nodeName"] = decision.node
         self._annotate(pod, decision)
         self._set_scheduled_condition(pod, {"status": "True"})
-        bound = self.store.update("pods", pod, check_rv=False)
+        bound = self.store.update("pods", pod, check_rv=False, copy=False)
         meta = bound["metadata"]
         self.events.record(bound, "Normal", reasons.EVENT_SCHEDULED,
                            messages.scheduled(meta["namespace"], meta["name"], decision.node),
                            reasons.SCHEDULER_COMPONENT)
         return bound
 
-    def record_failure(self, pod: dict, decision: Decision) -> dict:
+    def record_failure(self, stored: dict, decision: Decision) -> dict:
+        """Write why the pod stays Pending; returns the stored pod (READ-ONLY)."""
         message = decision.message
+        pod = _draft(stored)
         self._annotate(pod, decision)
         self._set_scheduled_condition(pod, {"status": "False", "reason": reasons.POD_REASON_UNSCHEDULABLE,
                                             "message": message})
-        stored = self.store.update("pods", pod, check_rv=False)
+        stored = self.store.update("pods", pod, check_rv=False, copy=False)
         self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, message,
                            reasons.SCHEDULER_COMPONENT)
         meta = stored["metadata"]

@@ -175,7 +175,9 @@ class Store:
         for listener in list(self.listeners):
             listener(kind, res, obj)
 
-    def create(self, res: str, obj: dict) -> dict:
+    def create(self, res: str, obj: dict, *, copy: bool = True) -> dict:
+        """Store a new object; returns a copy of what was stored (``copy=False``: the stored object
+        itself, READ-ONLY, for a caller that only reads it)."""
         obj = self._compactor.compact_object(obj)
         meta = obj.setdefault("metadata", {})
         r = BY_KEY.get(res)
@@ -198,7 +200,7 @@ class Store:
             self._committed.seq = self._backend.put(rv, res, ns, name, obj)
             self._put(res, ns, name, obj)
             self._emit("ADDED", res, obj)
-            return clone(obj)
+            return clone(obj) if copy else obj
 
     def _generate_name(self, res: str, ns: str, prefix: str) -> str:
         while True:
@@ -206,9 +208,11 @@ class Store:
             if name not in self._objects[res].get(ns, {}):
                 return name
 
-    def update(self, res: str, obj: dict, *, check_rv: bool = True) -> dict:
+    def update(self, res: str, obj: dict, *, check_rv: bool = True, copy: bool = True) -> dict:
         """Replace a stored object. A stale ``metadata.resourceVersion`` gets 409 Conflict;
-        ``generation`` moves when ``spec`` changed; uid and creationTimestamp are kept."""
+        ``generation`` moves when ``spec`` changed; uid and creationTimestamp are kept. ``obj``
+        itself is not changed (the store keeps a compact copy), so it may share parts with the
+        stored object. Returns a copy of what is stored (``copy=False``: the object itself, READ-ONLY)."""
         obj = self._compactor.compact_object(obj)
         meta = obj.setdefault("metadata", {})
         r = BY_KEY.get(res)
@@ -235,13 +239,13 @@ class Store:
             meta["generation"] = generation
             meta["resourceVersion"] = old_meta["resourceVersion"]
             if obj == old:
-                return clone(old)
+                return clone(old) if copy else old
             rv = self._next_rv()
             meta["resourceVersion"] = str(rv)
             self._committed.seq = self._backend.put(rv, res, ns, name, obj)
             self._put(res, ns, name, obj)
             self._emit("MODIFIED", res, obj)
-            return clone(obj)
+            return clone(obj) if copy else obj
 
     def delete(self, res: str, namespace: str, name: str) -> dict:
         ns = namespace or ""
