@@ -19,6 +19,7 @@ import ssl
 import threading
 from collections.abc import Callable
 
+from kube32.reference.api.renewals import Renewals
 from kube32.reference.app import create_app
 from kube32.reference.config import Config
 from kube32.reference.serving.http import HttpServer, bind
@@ -54,7 +55,9 @@ def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None
     cp = app.extensions["kube32"]
     host, port = config.host_port
     sock = bind(host, port)
-    server = HttpServer(wrap(app) if wrap else app, sock, threads=THREADS, ssl_context=ssl_context,
+    # Lease renewals skip Flask (the gate of an authenticating server is Flask's: they go through it)
+    wsgi = app if config.authenticates else Renewals(app)
+    server = HttpServer(wrap(wsgi) if wrap else wsgi, sock, threads=THREADS, ssl_context=ssl_context,
                         ident="kube32-reference")
     hub = WatchHub(server.loop)
     cp.watch_hub = hub

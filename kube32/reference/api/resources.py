@@ -181,7 +181,7 @@ def get(t: Target) -> Response:
 
 
 # -- writes -------------------------------------------------------------------------------
-def _check_identity(r: Resource, t: Target, obj: dict) -> dict:
+def check_identity(r: Resource, t: Target, obj: dict) -> dict:
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if kind is not None and kind != r.kind:
         raise errors.BadRequest(f"the object provided is unrecognized (must be of type {r.kind}): "
@@ -230,7 +230,7 @@ def _validate(r: Resource, obj: dict) -> None:
         raise errors.Invalid.fields(r.kind, obj.get("metadata", {}).get("name", ""), causes, r.group)
 
 
-def _writable(cp, r: Resource) -> None:
+def writable(cp, r: Resource) -> None:
     if r.read_only or r.key in cp.views:
         raise errors.MethodNotAllowed(f"{r.key} are computed by the API server and are read-only")
 
@@ -251,8 +251,8 @@ def _ensure_namespace(cp, r: Resource, ns: str | None, name: str = "") -> None:
 def create(t: Target) -> Response:
     cp = _cp()
     r = t.resource
-    _writable(cp, r)
-    obj = _check_identity(r, t, bodies.object_body())
+    writable(cp, r)
+    obj = check_identity(r, t, bodies.object_body())
     return _create(cp, r, obj)
 
 
@@ -303,7 +303,9 @@ def _merge_for_update(r: Resource, sub: str | None, old: dict, new: dict) -> dic
     return new
 
 
-def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
+def checked_update(cp, r: Resource, t: Target, old: dict, new: dict) -> dict:
+    """What an update (PUT/PATCH, main resource or status) would store in place of ``old``, once
+    every check has passed (errors.ApiError otherwise); ``old`` is only read."""
     new = _merge_for_update(r, t.sub, old, new)
     _check_schema(r, new)
     strategy.apply_defaults(r.kind, new)
@@ -313,6 +315,11 @@ def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
         if causes:
             raise errors.Invalid.fields(r.kind, old["metadata"]["name"], causes, r.group)
         cp.admit(r.key, new, old, "UPDATE")
+    return new
+
+
+def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
+    new = checked_update(cp, r, t, old, new)
     if dry_run():
         given = new["metadata"].get("resourceVersion")
         if given and given != old["metadata"]["resourceVersion"]:
@@ -328,20 +335,20 @@ def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
 def update(t: Target) -> Response:
     cp = _cp()
     r = t.resource
-    _writable(cp, r)
+    writable(cp, r)
     body = bodies.object_body(allow_protobuf=t.sub is None)   # protobuf bodies carry no status
     with cp.store.lock:
         old = cp.store.get(r.key, t.namespace or "", t.name)
         if t.sub == "scale":
             return _write_scale(cp, r, old, body)
-        new = _check_identity(r, t, body)
+        new = check_identity(r, t, body)
         return _store_update(cp, r, t, old, new)
 
 
 def patch(t: Target) -> Response:
     cp = _cp()
     r = t.resource
-    _writable(cp, r)
+    writable(cp, r)
     fn, body = bodies.patch_body()
     with cp.store.lock:
         old = cp.store.try_get(r.key, t.namespace or "", t.name)
@@ -349,19 +356,19 @@ def patch(t: Target) -> Response:
             if bodies.media_type() == APPLY_PATCH and t.sub is None:
                 if not isinstance(body, dict):
                     raise errors.BadRequest("an apply patch must be an object")
-                return _create(cp, r, _check_identity(r, t, body))
+                return _create(cp, r, check_identity(r, t, body))
             raise errors.NotFound.object(r.plural, r.group, t.name)
         if t.sub == "scale":
             return _write_scale(cp, r, old, fn(scale_of(old), body))
         if bodies.media_type() == APPLY_PATCH and isinstance(body, dict):
-            _check_identity(r, t, copy.deepcopy(body))
+            check_identity(r, t, copy.deepcopy(body))
         patched = fn(old, body)
         if not isinstance(patched, dict):
             raise errors.BadRequest("the patch did not produce an object")
         if not isinstance(patched.get("metadata"), dict):
             patched["metadata"] = {}
         patched["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
-        new = _check_identity(r, t, patched)
+        new = check_identity(r, t, patched)
         return _store_update(cp, r, t, old, new)
 
 
@@ -415,7 +422,7 @@ def _remove(cp, r: Resource, obj: dict, options: dict, dry: bool) -> dict:
 def delete(t: Target) -> Response:
     cp = _cp()
     r = t.resource
-    _writable(cp, r)
+    writable(cp, r)
     options = delete_options()
     dry = dry_run()
     with cp.store.lock:
@@ -426,7 +433,7 @@ def delete(t: Target) -> Response:
 def delete_collection(t: Target) -> Response:
     cp = _cp()
     r = t.resource
-    _writable(cp, r)
+    writable(cp, r)
     options = delete_options()
     dry = dry_run()
     with cp.store.lock:

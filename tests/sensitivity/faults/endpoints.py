@@ -59,7 +59,7 @@ def _(mp):
 @fault("endpoints-writable", breaks=["EP-READ-ONLY"])
 def _(mp):
     """The API lets writes through to the store (the views still answer reads)."""
-    mp.setattr(api_resources, "_writable", lambda cp, r: None)
+    mp.setattr(api_resources, "writable", lambda cp, r: None)
 
 
 # -- which pods ------------------------------------------------------------------------------------
