@@ -69,7 +69,8 @@ class ApiClient:
         repeatable = method in SAFE_METHODS if idempotent is None else idempotent
         started, problems = time.monotonic(), []
         for pause in (0.0, *self.retry_pauses):
-            time.sleep(pause)
+            if pause:                 # sleep(0) would hand the GIL to a server thread of an in-process target
+                time.sleep(pause)
             try:
                 sent = time.monotonic()
                 resp = self.session.request(method, self.base_url + path, **kw)
