@@ -425,6 +425,8 @@ class HttpServer:
         self.threads = threads
         self._work: queue.SimpleQueue = queue.SimpleQueue()
         self._workers: list[threading.Thread] = []
+        self._idle = 0                            # workers waiting with no task promised to them
+        self._pool_lock = threading.Lock()
         self._posted: collections.deque = collections.deque()     # (fn, args) for the loop
         self._woken = False
         self.loop = asyncio.new_event_loop()
@@ -435,10 +437,6 @@ class HttpServer:
         self._ready = threading.Event()
 
     def start(self) -> None:
-        self._workers = [threading.Thread(target=self._worker, name=f"kube32-http_{k}", daemon=True)
-                         for k in range(self.threads)]
-        for t in self._workers:
-            t.start()
         self._thread = threading.Thread(target=self._run, name="kube32-http-loop", daemon=True)
         self._thread.start()
         self._ready.wait(10)
@@ -458,8 +456,20 @@ class HttpServer:
 
     # -- the pool -----------------------------------------------------------------------------------
     def submit(self, fn: Callable, *args) -> None:
-        """Run ``fn(*args)`` in a pool thread."""
+        """Run ``fn(*args)`` in a pool thread. The pool grows as tasks meet no idle worker, up to
+        ``threads``: a server that answers one client at a time (a test, a conformance scenario's
+        in-process reference) starts one or two threads, not all of them."""
         self._work.put((fn, args))
+        with self._pool_lock:
+            if self._idle:
+                self._idle -= 1
+                return
+            if len(self._workers) >= self.threads:
+                return                          # every worker is busy: the task waits its turn
+            worker = threading.Thread(target=self._worker, name=f"kube32-http_{len(self._workers)}",
+                                      daemon=True)
+            self._workers.append(worker)
+        worker.start()
 
     def _worker(self) -> None:
         work = self._work
@@ -472,6 +482,8 @@ class HttpServer:
                 fn(*args)
             except Exception:
                 log.exception("a pool task failed")
+            with self._pool_lock:
+                self._idle += 1
 
     def call(self, fn: Callable, *args) -> None:
         """Run ``fn(*args)`` on the loop (from any thread, in order). Calls queued before the loop
@@ -525,7 +537,10 @@ class HttpServer:
         done.wait(timeout)
         if self._thread is not None:
             self._thread.join(timeout)
-        for _ in self._workers:
+        with self._pool_lock:
+            workers = len(self._workers)
+            self.threads = 0                    # no new worker from here on
+        for _ in range(workers):
             self._work.put(None)
 
 

@@ -186,3 +186,39 @@ def test_a_client_that_half_closes_after_its_requests_gets_every_answer(server):
         while chunk := s.recv(4096):
             answer += chunk
     assert answer.count(b"HTTP/1.1 200 OK") == 2
+
+
+def test_the_pool_grows_with_concurrent_requests_only():
+    """One client at a time is served by one thread; requests held open at once get a thread each,
+    up to the pool's size, and the one beyond waits for a free thread instead of failing."""
+    release = threading.Event()
+
+    def app(environ, start_response):
+        if environ["PATH_INFO"] == "/hold":
+            release.wait(TIMEOUT)
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+        return [b"ok"]
+
+    server = serving_http.HttpServer(app, serving_http.bind("127.0.0.1", 0), threads=3)
+    server.start()
+    url = f"http://127.0.0.1:{server.port}"
+    try:
+        for _ in range(5):
+            assert requests.get(url + "/quick", timeout=TIMEOUT).text == "ok"
+        assert len(server._workers) == 1
+        answers: list[str] = []
+        held = [threading.Thread(target=lambda: answers.append(requests.get(url + "/hold", timeout=TIMEOUT).text))
+                for _ in range(4)]
+        for t in held:
+            t.start()
+        deadline = time.monotonic() + TIMEOUT
+        while len(server._workers) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(server._workers) == 3
+        release.set()
+        for t in held:
+            t.join(TIMEOUT)
+        assert answers == ["ok"] * 4 and len(server._workers) == 3
+    finally:
+        release.set()
+        server.stop()
