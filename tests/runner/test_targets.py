@@ -7,9 +7,12 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
+import requests
 
 from kube32.conformance.targets.process import ServeProcess
 from kube32.spec import profiles
@@ -70,6 +73,35 @@ def test_plain_url_target_disables_restart(features, pytester, tmp_path):
     assert got["NODE-RESTART-GRACE"] == "disabled"
     assert doc["target"]["clock"] == "manual"
 
+
+def test_a_port_taken_before_serve_binds_it_moves_the_server(tmp_path):
+    """The port is picked before the child binds it: another process's server may take it in between
+    and even answer /version, then go away (on a busy machine one --jobs worker's whole share of the
+    run then errored). The child gets another port; the probe never counts the other server."""
+    server = ServeProcess(profiles.load("simulator"), clock="manual", data_dir=str(tmp_path))
+    taken = server.port
+    other = HTTPServer(("127.0.0.1", taken), _Answers)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        server.start(clock_start=1767225600.0)
+        assert server.port != taken
+        assert requests.get(server.url + "/version", timeout=30).json()["gitVersion"].endswith("kube32.0")
+    finally:
+        other.shutdown()
+        other.server_close()
+        server.stop()
+    assert b"Address already in use" in (tmp_path / "serve.log").read_bytes()
+
+
+class _Answers(BaseHTTPRequestHandler):
+    def do_GET(self):   # noqa: N802 - BaseHTTPRequestHandler's naming
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, format, *args):   # noqa: A002 - BaseHTTPRequestHandler's signature
+        pass
 
 
 def test_a_killed_runner_leaves_no_server_behind(tmp_path):

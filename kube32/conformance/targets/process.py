@@ -22,6 +22,9 @@ from kube32.spec import profiles
 from kube32.spec.profiles import Profile
 
 BOOT_TIMEOUT = 120.0   # a loaded machine starting one serve per --jobs worker at once is slow to import
+PORT_TRIES = 3
+LISTENING = b"kube32 reference listening on "     # serve's log line once its socket listens
+PORT_TAKEN = b"Address already in use"
 
 
 def free_port() -> int:
@@ -57,23 +60,51 @@ class ServeProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
         self.extra_args: list[str] = []      # e.g. the simulator's --not-ready-timeout 6
+        self.started = False
         self.log_path = os.path.join(self.data_dir, "serve.log")
 
     def start(self, clock_start: float | None = None) -> None:
+        """Start the child; ready once it has said it listens and /version answers. The port is
+        picked before the child binds it, so another process may take it in between (and a probe
+        alone could be answered by that one's server, gone a moment later); a first start then
+        moves to another port. A restart keeps its port: the clients know it."""
+        for _ in range(PORT_TRIES):
+            if self._boot(clock_start):
+                return
+            if self.started:
+                break
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+        raise TargetUnavailable(f"serve could not listen on 127.0.0.1:{self.port}; log: {self.tail()}")
+
+    def _boot(self, clock_start: float | None) -> bool:
+        """Start the child and wait until it is ready (True) or found its port taken (False)."""
+        offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
         self.proc = subprocess.Popen(serve_command(self.port, self.data_dir, self.profile, self.clock,
                                                    clock_start, self.fsync) + self.extra_args,
                                      stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + BOOT_TIMEOUT
         while time.monotonic() < deadline:
+            said = self._log_from(offset)
             if self.proc.poll() is not None:
+                if PORT_TAKEN in said:
+                    return False
                 raise TargetUnavailable(f"serve exited with {self.proc.returncode}; log: {self.tail()}")
-            try:
-                requests.get(self.url + "/version", timeout=1)
-                return
-            except requests.RequestException:
-                time.sleep(0.05)
+            if LISTENING in said:
+                try:
+                    requests.get(self.url + "/version", timeout=1)
+                    self.started = True
+                    return True
+                except requests.RequestException:
+                    pass
+            time.sleep(0.05)
         raise TargetUnavailable(f"serve did not answer within {BOOT_TIMEOUT} s; log: {self.tail()}")
+
+    def _log_from(self, offset: int) -> bytes:
+        with open(self.log_path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read()
 
     def kill(self) -> None:
         """kill -9: nothing is flushed or closed politely."""
@@ -119,7 +150,11 @@ class ProcessTarget(HttpTarget):
 
         start = self.clock_start if self.clock_start is not None else EPOCH
         self.process.start(start if self.process.clock == "manual" else None)
-        super().start()
+        self.url = self.api.base_url = self.process.url     # the port it got (see ServeProcess.start)
+        try:
+            super().start()
+        except TargetUnavailable as exc:
+            raise TargetUnavailable(f"{exc}; serve log: {self.process.tail(500)}") from None
 
     def _extra_capabilities(self) -> set[str]:
         return {base.RESTART}
