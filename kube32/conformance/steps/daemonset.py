@@ -91,7 +91,11 @@ def ds_pods_running(k32, name):
 
 @when(step('the DaemonSet "{name}" template changes to image "{image}"'))
 def ds_template_changes(k32, name, image):
-    notes(k32, "ds-old-hash")[name] = {pod_hash(p) for p in owned_pods(k32, "DaemonSet", name)}
+    """Notes each node's pod before the change: on a real clock the target may replace the first
+    one before the runner looks again (a following step must not lose that node)."""
+    before = owned_pods(k32, "DaemonSet", name)
+    notes(k32, "ds-old-hash")[name] = {pod_hash(p) for p in before}
+    notes(k32, "ds-original")[name] = {node_of(p): p["metadata"]["uid"] for p in before if not terminating(p)}
     notes(k32, "ds-new-image")[name] = image
 
     def mutate(obj):
@@ -158,8 +162,8 @@ def ds_follow_rollout(k32, name, seconds):
     for kubelet in k32.kubelets.values():
         kubelet.auto_start = True
     old = notes(k32, "ds-old-hash").get(name, set())
-    start = owned_pods(k32, "DaemonSet", name)
-    original = {node_of(p): p["metadata"]["uid"] for p in start if not terminating(p)}
+    original = notes(k32, "ds-original").get(name) or {
+        node_of(p): p["metadata"]["uid"] for p in owned_pods(k32, "DaemonSet", name) if not terminating(p)}
     nodes = sorted(original)
     record = {"replaced": {}, "unavailable": [], "coexist": [], "done": False, "nodes": nodes}
     step_len = min(0.5, k32.profile.workload_interval / 2)
