@@ -4,7 +4,9 @@
   second, with several check intervals: no verdict may depend on when the target's checks fall.
 - The node-lifecycle area in REAL time against `serve` while a bounded CPU burner competes for both
   cores: deadlines are judged with the latency the runner measures, so a loaded machine gives
-  0 failed (a runner too late to judge says error, which this test also refuses).
+  0 failed. A runner too late to judge says error (RunnerTooLate): honest, but on a few scenarios
+  at most — any other error fails this test, and so does lateness on more than one scenario in ten
+  (a runner that could no longer look in time would pass with nothing judged).
 """
 
 from __future__ import annotations
@@ -64,5 +66,10 @@ def test_node_lifecycle_in_real_time_on_a_loaded_machine(pytester, monkeypatch, 
             b.terminate()
             b.join(timeout=10)
     doc = json.loads((report / "clauses.json").read_text())
-    assert not _verdicts(doc), done.stdout[-3000:]
-    assert done.returncode == 0
+    bad = _verdicts(doc)
+    late = [v for v in bad if v[1] == "error" and v[2].startswith("RunnerTooLate")]
+    assert not [v for v in bad if v not in late], done.stdout[-3000:]
+    ran = sum(len(row["scenarios"]) for row in doc["clauses"])
+    assert len(late) <= ran // 10, late
+    print(f"{len(late)} of {ran} scenarios: the runner was too late to judge", *late, sep="\n")
+    assert done.returncode == (1 if late else 0), done.stdout[-3000:]
