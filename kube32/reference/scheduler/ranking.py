@@ -10,7 +10,7 @@ no more than on a few nodes. A plugin without ``tie_key`` gets one group per nod
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 
 from kube32.reference.scheduler import framework
 
@@ -25,13 +25,12 @@ def tie_key_of(score) -> object:
 class Ranking:
     """Feasible nodes by (score, tie key); ``add``/``remove`` keep it up to date node by node."""
 
-    __slots__ = ("groups", "_where", "_counts", "_first")
+    __slots__ = ("groups", "_where", "_counts")
 
     def __init__(self) -> None:
         self.groups: dict[Key, dict[str, framework.NodeInfo]] = {}
         self._where: dict[str, Key] = {}
         self._counts: dict[float, int] = {}     # score -> nodes with it
-        self._first: dict[Key, tuple] = {}      # group -> (pick, the name pick chose): see ``first_name``
 
     @classmethod
     def of(cls, nodes: Iterable[framework.NodeInfo], scores: Iterable[float], tie_key) -> Ranking:
@@ -46,9 +45,6 @@ class Ranking:
         if group is None:
             group = self.groups[group_key] = {}
         group[node.name] = node
-        kept = self._first.get(group_key)
-        if kept is not None:
-            self._first[group_key] = (kept[0], kept[0]([kept[1], node.name]))
         self._where[node.name] = group_key
         self._counts[score] = self._counts.get(score, 0) + 1
 
@@ -57,8 +53,6 @@ class Ranking:
         if group_key is not None:
             group = self.groups[group_key]
             del group[name]
-            if self._first.get(group_key, (None, None))[1] == name:
-                del self._first[group_key]
             if not group:
                 del self.groups[group_key]
             left = self._counts.pop(group_key[0]) - 1
@@ -71,15 +65,6 @@ class Ranking:
     def at_least(self, floor: float) -> list[tuple[Key, dict[str, framework.NodeInfo]]]:
         """The groups scoring ``floor`` or more."""
         return [(key, group) for key, group in self.groups.items() if key[0] >= floor]
-
-    def first_name(self, key: Key, pick: Callable[[list[str]], str]) -> str:
-        """``pick(names of the group)``, kept: ``pick`` chooses by a total order of names (the
-        scheduler's tie break), so a node joining the group is weighed against the kept choice
-        alone, and all the names are gone through again only after the chosen node left."""
-        kept = self._first.get(key)
-        if kept is None or kept[0] is not pick:
-            kept = self._first[key] = (pick, pick(list(self.groups[key])))
-        return kept[1]
 
     def best(self) -> float:
         return max(self._counts)

@@ -149,12 +149,12 @@ class Scheduler:
         best = ranked.best()
         near = ranked.at_least(best - NEAR_TIE * max(1.0, abs(best)))
         if len(near) == 1:
-            return ranked.first_name(near[0][0], tie_break)     # one group: equal scores
+            return tie_break(list(near[0][1]))      # one group: equal scores
         score = self.profile.score
         values = [score.exact_score(pod, next(iter(group.values()))) for _, group in near]
         top = max(values)
-        return tie_break([ranked.first_name(key, tie_break) for (key, _), value in zip(near, values, strict=True)
-                          if value == top])
+        return tie_break([name for (_, group), value in zip(near, values, strict=True) if value == top
+                          for name in group])
 
     # -- acting ---------------------------------------------------------------------------
     def schedule(self, pod: dict) -> dict | None:
