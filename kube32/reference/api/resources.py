@@ -267,7 +267,7 @@ def _create(cp, r: Resource, obj: dict) -> Response:
         cp.admit(r.key, obj, None, "CREATE")
         if dry_run():
             return render(cp, r, _dry_run_created(cp, r, obj), 201)
-        created = cp.store.create(r.key, obj)
+        created = cp.store.create(r.key, obj, copy=False)     # only read below (rendered)
         if r.key == "pods" and not (created.get("spec") or {}).get("nodeName") and cp.scheduler is not None:
             # the pod is stored: a scheduling failure is the scheduler's (logged, retried), not the request's
             loop.isolated(cp, "default-scheduler", created, cp.scheduler.schedule, created)
