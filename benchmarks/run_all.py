@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 def benchmarks(baseline: str) -> list[tuple[str, list[str]]]:
     return [
         ("scheduler_bench", ["scheduler_bench.py", "--baseline", baseline]),
+        ("request_cpu", ["request_cpu.py", "--baseline", baseline]),
         ("scale_bench", ["scale_bench.py", "--baseline", baseline]),
         ("watch_load 1000", ["watch_load.py", "--watchers", "1000", "--seconds", "20"]),
         ("watch_load 100", ["watch_load.py", "--watchers", "100", "--seconds", "5", "--baseline", baseline]),
