@@ -56,7 +56,7 @@ class NodeLifecycleController:
             if rules.ready_condition(node) is None:
                 continue        # never reported status: nothing to time out
             updated = self.update_node(node, now)
-            if updated is not node or rules.evicting_taints(updated):
+            if updated is not node or ((updated.get("spec") or {}).get("taints") and rules.evicting_taints(updated)):
                 acting.append(updated)
         if acting:
             pods_by_node: dict[str, list[dict]] = defaultdict(list)

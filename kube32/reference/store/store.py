@@ -76,6 +76,8 @@ class Store:
         self._compactor = Compactor()
         # resource -> namespace -> name -> object
         self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+        # (resource, namespace) -> its names sorted, kept until a name comes or goes (list())
+        self._sorted: dict[tuple[str, str], list[str]] = {}
         # resource -> (namespace, label key, label value) -> names
         self._labels: dict[str, dict[tuple[str, str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
         # the watch log, rv ascending; trimmed to WATCH_LOG_SIZE
@@ -122,9 +124,15 @@ class Store:
                 if selector:
                     names = self._select(res, ns, selector)
                     out.extend(items[n] for n in sorted(names) if n in items)
-                else:
-                    out.extend(items[n] for n in sorted(items))
+                elif items:
+                    out.extend(map(items.__getitem__, self._names_sorted(res, ns, items)))
             return out
+
+    def _names_sorted(self, res: str, ns: str, items: dict[str, dict]) -> list[str]:
+        names = self._sorted.get((res, ns))
+        if names is None:
+            names = self._sorted[(res, ns)] = sorted(items)
+        return names
 
     def _select(self, res: str, ns: str, selector: dict[str, str]) -> set[str]:
         index = self._labels[res]
@@ -147,6 +155,8 @@ class Store:
         old = self._objects[res][ns].get(name)
         if old is not None:
             self._unindex(res, ns, name, old)
+        else:
+            self._sorted.pop((res, ns), None)
         self._objects[res][ns][name] = obj
         for k, v in (obj.get("metadata", {}).get("labels") or {}).items():
             self._labels[res][(ns, k, str(v))].add(name)
@@ -259,6 +269,7 @@ class Store:
             self._committed.seq = self._backend.remove(rv, res, ns, name)
             self._unindex(res, ns, name, old)
             del self._objects[res][ns][name]
+            self._sorted.pop((res, ns), None)
             self._emit("DELETED", res, gone)
             return clone(gone)
 
