@@ -2,8 +2,8 @@
 
 ``Renewals(app)`` is a WSGI app in front of the Flask app. A plain ``PUT`` of one Lease (JSON body,
 no query string, no Table asked for) runs here the very checks and the store write the API's update
-handler runs (``resources.checked_update``, ``Store.update``), and is answered with the Response
-Flask's handler would build (``app.json.response``: same bytes, status line and headers). Every
+handler runs (``resources.checked_update``, ``Store.update``), and is answered as Flask's handler
+answers (``jsonify``: the same bytes, status line and headers, written here without a Response). Every
 other request goes to the Flask app untouched, and so does a renewal those checks refuse (a
 validation error, a stale resourceVersion, a missing Lease, a body that is not JSON): nothing was
 written, so the Flask app answers it from scratch, error Status and all. The write itself is the
@@ -16,6 +16,8 @@ Not installed when the server authenticates (the gate is a Flask ``before_reques
 from __future__ import annotations
 
 import io
+
+from werkzeug.http import HTTP_STATUS_CODES
 
 from kube32.reference import errors
 from kube32.reference.api import bodies, resources
@@ -52,11 +54,19 @@ class Renewals:
     def __call__(self, environ: dict, start_response):
         t = target(environ)
         if t is not None:
-            response = self._renew(environ, t)
-            if response is not None:
+            answer = self._renew(environ, t)
+            if answer is not None:
                 self.answered += 1
-                return response(environ, start_response)
+                return self._json(*answer, start_response)
         return self.app(environ, start_response)
+
+    def _json(self, code: int, obj: dict, start_response) -> list[bytes]:
+        """``obj`` as ``jsonify(obj), code`` answers it (the app's JSON provider, compact; werkzeug's
+        status line), without building a Response."""
+        body = (self.app.json.dumps(obj, separators=(",", ":")) + "\n").encode()
+        start_response(f"{code} {HTTP_STATUS_CODES[code].upper()}",
+                       [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
 
     def _renew(self, environ: dict, t: resources.Target):
         try:
@@ -85,7 +95,5 @@ class Renewals:
         try:
             store.wait_durable()
         except errors.ApiError as err:                  # as the app's error handler answers it
-            response = self.app.json.response(err.status())
-            response.status_code = err.code
-            return response
-        return self.app.json.response(updated)
+            return err.code, err.status()
+        return 200, updated

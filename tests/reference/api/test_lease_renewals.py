@@ -9,6 +9,7 @@ import json
 import pytest
 import requests
 
+from kube32.reference import errors
 from kube32.reference.api.renewals import Renewals
 from kube32.reference.config import Config
 from kube32.reference.serve import start_in_thread
@@ -42,7 +43,7 @@ def _both(running, body: bytes, name: str, content_type: str = "application/json
 
 
 def _same(over_http, flask) -> None:
-    assert over_http.status_code == flask.status_code
+    assert (over_http.status_code, over_http.reason) == (flask.status_code, flask.status.split(" ", 1)[1])
     assert over_http.headers["Content-Type"] == flask.headers["Content-Type"]
     assert over_http.headers["Content-Length"] == flask.headers["Content-Length"]
     assert over_http.content == flask.data
@@ -109,3 +110,16 @@ def test_a_renewal_answered_below_flask_is_durable(tmp_path):
         assert got["metadata"]["resourceVersion"] == renewed.json()["metadata"]["resourceVersion"]
     finally:
         running.stop()
+
+
+def test_a_renewal_that_cannot_be_made_durable_is_a_500_status_naming_the_cause(served, monkeypatch):
+    requests.post(served.url + LEASES, json=lease("node-a"), timeout=TIMEOUT).raise_for_status()
+
+    def lost() -> None:
+        raise errors.InternalError("storage sync failed: disk full (test)")
+    monkeypatch.setattr(served.control_plane.store, "wait_durable", lost)
+    answer = requests.put(f"{served.url}{LEASES}/node-a", json=lease("node-a", "2026-01-01T00:00:30.000000Z"),
+                          timeout=TIMEOUT)
+    assert served._server.app.answered == 1
+    assert answer.status_code == 500 and answer.reason == "INTERNAL SERVER ERROR"
+    assert answer.json()["reason"] == "InternalError" and "disk full" in answer.json()["message"]
