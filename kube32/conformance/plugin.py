@@ -181,8 +181,11 @@ def _rig_share(request: pytest.FixtureRequest) -> rig_jobs.RigShare | None:
     if len(config.getoption("--rig")) != 1 or workers < 2:
         return None
     texts = [s.name for item in request.session.items for s in parallel.item_steps(item)]
-    return rig_jobs.share(config.getoption("--rig")[0], texts, int(config.workerinput["workerid"][2:]), workers,
-                          _run_dir(config))
+    try:
+        return rig_jobs.share(config.getoption("--rig")[0], texts, int(config.workerinput["workerid"][2:]),
+                              workers, _run_dir(config))
+    except ValueError as exc:   # more workers than the rig's node boards have room for (plain pytest -n)
+        raise errors.TargetUnavailable(f"--rig {config.getoption('--rig')[0]} with {workers} workers: {exc}") from None
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

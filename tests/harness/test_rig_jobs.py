@@ -98,7 +98,7 @@ def test_without_a_serial_phase_the_scheduler_is_xdists(tmp_path):
     assert (a.sent, b.sent) == ([0, 2], [1])
 
 
-def test_a_board_is_held_by_one_process_at_a_time_and_worker_0_hands_on_the_url(tmp_path):
+def test_a_board_is_held_by_one_process_at_a_time_and_worker_0_hands_on_the_url_and_crashes(tmp_path):
     first, second = rig_jobs.RunDir(str(tmp_path)), rig_jobs.RunDir(str(tmp_path))
     first.claim("q-node-a")
     got = threading.Event()
@@ -115,6 +115,10 @@ def test_a_board_is_held_by_one_process_at_a_time_and_worker_0_hands_on_the_url(
         second.wait_url(1)
     first.publish_url("http://127.0.0.1:6443")
     assert second.wait_url(1) == "http://127.0.0.1:6443"
+    assert second.crashes() == []
+    first.publish_crash("q-cp", "panic", "LoadProhibited", "Guru Meditation Error", 12.5)
+    assert second.crashes() == [{"board": "q-cp", "kind": "panic", "reason": "LoadProhibited",
+                                 "text": "Guru Meditation Error", "t": 12.5}]
 
 
 @pytest.mark.lab

@@ -19,6 +19,7 @@ Adapts ``kube32.harness.rig.Rig``:
 
 from __future__ import annotations
 
+import threading
 import time
 
 from kube32.conformance import errors, naming
@@ -129,6 +130,7 @@ class RigTarget(HttpTarget):
             self.url = self.rig.start(keep_going=True, api_url=self._published_url())
             if self.share is not None and self.share.worker == 0:
                 self.run_dir.publish_url(self.url)
+                self._tell_of_crashes()
         except BaseException as exc:
             if self.share is not None and self.share.worker == 0:
                 self.run_dir.publish_url(f"failed: {str(exc).splitlines()[0] if str(exc) else repr(exc)}")
@@ -141,6 +143,23 @@ class RigTarget(HttpTarget):
         self.api.base_url = self.url.rstrip("/")
         super().start()
         self.clock = RigClock(self)
+
+    def _tell_of_crashes(self) -> None:
+        """Worker 0, while the rig is shared: every control-plane crash its console sees, written
+        down for the workers without that port (a thread; it ends with the run)."""
+        console = self.rig.consoles[self.rig.control_plane]
+        told = len(console.crashes)
+        self._telling = threading.Event()
+
+        def tell() -> None:
+            nonlocal told
+            while not self._telling.wait(HEALTH_POLL):
+                for rec in console.crashes[told:]:
+                    c = rec.crash
+                    self.run_dir.publish_crash(rec.board, c.kind, c.reason, c.text, rec.t)
+                    told += 1
+
+        threading.Thread(target=tell, name="rig-crash-notice", daemon=True).start()
 
     def _published_url(self) -> str | None:
         """A worker other than 0: the API URL once worker 0 has started the control plane."""
@@ -224,6 +243,8 @@ class RigTarget(HttpTarget):
                 self.last_logs = self.rig.scenario_logs(self._mark)
 
     def stop(self) -> None:
+        if getattr(self, "_telling", None) is not None:
+            self._telling.set()
         try:
             self.rig.close()
         finally:
@@ -314,6 +335,12 @@ class RigTarget(HttpTarget):
                 backtrace = "\n".join([crash.backtrace, *rec.decoded]) if crash.backtrace else None
                 raise BoardFailure(board, f"crashed ({crash.kind}: {crash.reason})", crash.text, backtrace,
                                    self._tail(board))
+        if self.run_dir is not None and self.rig.control_plane not in self.rig.consoles:
+            for n, rec in enumerate(self.run_dir.crashes()):   # seen by worker 0, which has its port
+                if rec["t"] >= self._mark.t and (rec["board"], -2 - n) not in self._reported:
+                    self._reported.add((rec["board"], -2 - n))
+                    raise BoardFailure(rec["board"], f"crashed ({rec['kind']}: {rec['reason']}; seen by the "
+                                       "worker that has its port)", rec["text"])
         for board, console in self.rig.consoles.items():
             gone = console.disconnected
             if gone is not None and board not in self.lost and (board, -1) not in self._reported:

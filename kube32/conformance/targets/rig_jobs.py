@@ -8,7 +8,8 @@ to its boards' node names (naming.py's Renamer, through ``RigTarget.own_names``)
 board has stay the runner's fake kubelets on the rig's control plane, renamed as on a shared URL
 target. Each worker opens only its boards' serial ports, and worker 0 the control plane's too: it
 resets the control plane and publishes the API URL (``RunDir``), the others wait for it before
-resetting their boards. A scenario beside others is fenced to its nodes (context.py): its board
+resetting their boards; a crash of the control plane that worker 0 sees is written down for the
+others, whose scenarios then end as an error too (``RunDir.crashes``). A scenario beside others is fenced to its nodes (context.py): its board
 nodes carry the fence label while it runs (kubelets/board.py), so the one scheduler never puts its
 pods on another worker's boards.
 
@@ -35,6 +36,7 @@ from kube32.conformance import naming
 
 ALONE_FILE = "alone.json"     # in the run's lock directory: nodeids of the serial phase (workers write it)
 URL_FILE = "api-url"          # worker 0 writes the control plane's API URL (or "failed: why") here
+CRASH_FILE = "control-plane-crashes"   # worker 0: one JSON line per crash its control-plane console saw
 
 
 def played_names(rig_nodes, declared) -> list[str]:
@@ -117,6 +119,20 @@ class RunDir:
         return text
 
 
+    def publish_crash(self, board: str, kind: str, reason: str, text: str, t: float) -> None:
+        """Worker 0 tells the others of a control-plane crash (they have no port to see it on)."""
+        line = json.dumps({"board": board, "kind": kind, "reason": reason, "text": text, "t": t})
+        with open(os.path.join(self.path, CRASH_FILE), "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    def crashes(self) -> list[dict]:
+        try:
+            text = Path(self.path, CRASH_FILE).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in text.splitlines() if line.endswith("}")]
+
+
 def write_alone(run_dir: str, nodeids: list[str]) -> None:
     """Every worker writes the same list after collecting (before the scheduler reads it)."""
     tmp = os.path.join(run_dir, f"{ALONE_FILE}.{os.getpid()}")
@@ -126,9 +142,14 @@ def write_alone(run_dir: str, nodeids: list[str]) -> None:
 
 
 def rig_node_names(rig_path: str) -> list[str]:
+    from kube32.harness.errors import HarnessError
     from kube32.harness.rig_file import load_rig
 
-    return [s.node_name for s in load_rig(rig_path).board_specs() if s.role == "node" and s.node_name]
+    try:
+        specs = load_rig(rig_path).board_specs()
+    except HarnessError as exc:     # a bad rig file: its one-line message
+        raise ValueError(str(exc).splitlines()[0]) from None
+    return [s.node_name for s in specs if s.role == "node" and s.node_name]
 
 
 def declared_in(texts) -> list[str]:
