@@ -12,12 +12,16 @@ import subprocess
 import sys
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
 from kube32.conformance.targets import rig_jobs
+from kube32.conformance.targets.rig import BoardFailure, RigTarget
 from kube32.conformance.targets.rig_schedule import SerialTail
-from tests.harness.rigrun import profile_args, scenario_results, short_rig
+from kube32.harness.virtual.virtual_rig import VirtualRig
+from kube32.spec import profiles
+from tests.harness.rigrun import SHORT, TIMEOUTS, profile_args, scenario_results, short_rig
 
 RIG4 = ["node-a", "node-b", "node-c", "node-d", "node-e"]
 
@@ -119,6 +123,49 @@ def test_a_board_is_held_by_one_process_at_a_time_and_worker_0_hands_on_the_url_
     first.publish_crash("q-cp", "panic", "LoadProhibited", "Guru Meditation Error", 12.5)
     assert second.crashes() == [{"board": "q-cp", "kind": "panic", "reason": "LoadProhibited",
                                  "text": "Guru Meditation Error", "t": 12.5}]
+
+
+def test_two_workers_own_disjoint_boards_hear_of_control_plane_crashes_and_the_serial_one_takes_all(tmp_path):
+    """Two RigTargets of one rig as two workers would have them (here in one process, over vboard://):
+    worker 0 starts the control plane and publishes its URL, worker 1 waits for it and starts only its
+    boards; a control-plane crash is worker 1's BoardFailure too; once worker 0 has stopped, worker
+    1's unfenced scenario (the serial phase) takes every board over."""
+    nodes = ("node-a", "node-b", "node-c", "node-d")
+    with VirtualRig(tmp_path / "rig", nodes, transport="vboard", prefix="w-", overrides=SHORT,
+                    lease_interval=SHORT["lease_renew_interval"], lease_duration=SHORT["lease_duration"],
+                    timeouts=TIMEOUTS) as vrig:
+        run_dir = tmp_path / "run"
+        run_dir.mkdir()
+        shares = [rig_jobs.RigShare(i, 2, str(run_dir), names) for i, names in
+                  enumerate(rig_jobs.assign(nodes, ["node-a", "node-b"], 2))]
+        zero, one = (RigTarget(str(vrig.rig_path), profiles.load("hardware"), share=share) for share in shares)
+        assert sorted(zero.rig.consoles) == ["w-cp", "w-node-a", "w-node-b"]
+        assert sorted(one.rig.consoles) == ["w-node-c", "w-node-d"]
+        starting = threading.Thread(target=one.start)
+        starting.start()                               # waits for worker 0's control plane
+        zero.start()
+        starting.join(60)
+        try:
+            assert one.url == zero.url and one.shared
+            assert one.own_names(["node-a", "node-x"], "3f2c") == {"node-a": "node-c", "node-x": "node-x-3f2c"}
+            one.begin_scenario()
+            vrig.board(vrig.cp_board).panic("StoreProhibited")
+            deadline = time.monotonic() + 10
+            with pytest.raises(BoardFailure, match=r"board w-cp crashed \(panic: StoreProhibited; seen by"):
+                while time.monotonic() < deadline:
+                    one.check_health()
+                    time.sleep(0.05)
+            one.end_scenario()
+        finally:
+            zero.stop()
+        try:
+            one.begin_scenario()
+            one.prepare_scenario(SimpleNamespace(tags=frozenset(), fence_labels={}))
+            assert sorted(one.rig.consoles) == ["w-cp", "w-node-a", "w-node-b", "w-node-c", "w-node-d"]
+            assert one.scenario_where()["boards"] == sorted(one.rig.consoles)
+            one.end_scenario()
+        finally:
+            one.stop()
 
 
 @pytest.mark.lab
