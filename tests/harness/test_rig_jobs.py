@@ -91,15 +91,18 @@ def test_the_serial_phase_waits_until_every_other_scenario_is_handed_out_and_goe
     assert sched.tests_finished
 
 
-def test_without_a_serial_phase_the_scheduler_is_xdists(tmp_path):
-    rig_jobs.write_alone(str(tmp_path), [])
+@pytest.mark.parametrize("alone, sent", [([], ([0, 2], [1])),          # no serial phase: xdist's own
+                                         (["s2"], ([0, 2], [1]))])     # all handed out at once: the tail too
+def test_few_scenarios_are_handed_out_at_once(tmp_path, alone, sent):
+    rig_jobs.write_alone(str(tmp_path), alone)
     sched = SerialTail(Config(), run_dir=str(tmp_path))
     a, b = Node("gw0"), Node("gw1")
     for node in (a, b):
         sched.add_node(node)
         sched.add_node_collection(node, ["s0", "s1", "s2"])
     sched.schedule()
-    assert (a.sent, b.sent) == ([0, 2], [1])
+    assert (a.sent, b.sent) == sent
+    assert a.shutting_down and b.shutting_down and not sched.tail
 
 
 def test_a_board_is_held_by_one_process_at_a_time_and_worker_0_hands_on_the_url_and_crashes(tmp_path):
