@@ -1,8 +1,9 @@
 """``run --rig FILE --jobs N``: one rig's node boards shared out over xdist workers (rig_jobs.py).
 
-The default run checks the parts: which boards each worker gets, the scheduler that holds the serial
-phase back, the board locks and the control plane's URL handed from worker 0 to the others. The
-whole real-time set on a virtual rig with four node boards and ``--jobs 2`` runs with ``tox -e lab``.
+The default run checks the parts (about a second): which boards each worker gets, the scheduler that
+holds the serial phase back, the board locks, the URL and crashes handed on from worker 0. ``tox -e
+lab`` adds two RigTargets of one virtual rig as two workers would have them, and the whole real-time
+set on a virtual rig with four node boards and ``--jobs 2``.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def test_a_board_is_held_by_one_process_at_a_time_and_worker_0_hands_on_the_url_
                                  "text": "Guru Meditation Error", "t": 12.5}]
 
 
+@pytest.mark.lab
 def test_two_workers_own_disjoint_boards_hear_of_control_plane_crashes_and_the_serial_one_takes_all(tmp_path):
     """Two RigTargets of one rig as two workers would have them (here in one process, over vboard://):
     worker 0 starts the control plane and publishes its URL, worker 1 waits for it and starts only its
