@@ -256,7 +256,10 @@ def k32(request: pytest.FixtureRequest, k32_target):
     held = contextlib.ExitStack()
     turn = None
     lock = getattr(request.config, "workerinput", {}).get(parallel.LOCK_KEY)
-    if lock and getattr(target, "shared", False):    # other workers' scenarios use this target too
+    # a rig the workers share keeps them apart by its boards (rig_jobs.py): its serial phase takes
+    # every board once the other workers have stopped, so it must not wait for their turns too
+    by_boards = getattr(target, "separate_by_boards", False)
+    if lock and getattr(target, "shared", False) and not by_boards:   # other workers' scenarios use it too
         turn = parallel.Turn(lock)
         held.callback(turn.close)
         turn.alone() if target.clock.manual or parallel.item_runs_alone(request.node) else turn.share()
@@ -267,7 +270,7 @@ def k32(request: pytest.FixtureRequest, k32_target):
         raise
     try:
         # beside other scenarios, a fence gives the scenario a node set of its own (parallel.py)
-        shares = turn is not None and parallel.shares_nodes(target, request.node)
+        shares = (turn is not None or by_boards) and parallel.shares_nodes(target, request.node)
         needs = sorted({m.name[len(NEEDS_PREFIX):] for m in request.node.iter_markers()
                         if m.name.startswith(NEEDS_PREFIX)} - ({EXCLUSIVE_NODES} if shares else set()))
         missing = [n for n in needs if n not in target.capabilities]

@@ -91,6 +91,7 @@ class RigTarget(HttpTarget):
             raise errors.TargetUnavailable(str(exc).splitlines()[0]) from None
         if share is not None:
             self.shared = True   # the workers share the control plane: scenarios get node names of their own
+            self.separate_by_boards = True   # and no run-wide turns: the serial phase waits for the boards
         profile = self.rig_profile(profile)
         self._mark = None
         self.last_logs: dict[str, str] = {}

@@ -19,7 +19,9 @@ restart, or the whole node set counted) need every board. They are held back by 
 the others are told to stop: as each stops it closes its ports and gives up its boards' locks
 (``RunDir.claim``), and the serial worker takes the boards over (``RigTarget._adopt_all``) before
 its first such scenario. One process owns a port at any time; no worker ever waits for a port
-while another waits for it.
+while another waits for it. The run-wide turns of a shared URL (parallel.Turn) are not used: the
+serial worker would hold the turn while it waits for the boards of a worker that waits for a turn
+before its last scenario (``RigTarget.separate_by_boards``).
 """
 
 from __future__ import annotations
