@@ -69,3 +69,26 @@ def test_validation_never_changes_the_object():
     assert job == before
     assert validate.validate({"kind": "JobList", "apiVersion": "batch/v1", "items": [job]}) == []
     assert job == before
+
+
+def pod_list(*items, **envelope) -> dict:
+    return {"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": list(items),
+            **envelope}
+
+
+LISTS = [
+    pod_list(POD, POD), pod_list(),
+    pod_list(POD, CASES[2]),                                  # one bad item
+    pod_list(POD, metadata={"resourceVersion": 7}),           # a bad envelope
+    pod_list(items="none"),
+    {"apiVersion": "coordination.k8s.io/v1", "kind": "LeaseList", "metadata": {}, "items": [LEASE, CASES[8]]},
+]
+
+
+@pytest.mark.parametrize("obj", LISTS, ids=range(len(LISTS)))
+def test_a_list_checked_as_envelope_and_items_agrees_with_the_full_walk(obj):
+    kind = obj["kind"]
+    assert validate._item_kind(kind) == kind.removesuffix("List")     # the split applies to these
+    full = list(validate._validators()[kind].iter_errors(obj))
+    assert validate._is_valid(kind, obj) == (not full)
+    assert bool(validate.validate(obj)) == bool(full)
