@@ -209,8 +209,10 @@ def _time_added(k32, node: str) -> float:
     noted = k32.notes.setdefault(NOTES, {})
     if node not in noted:
         # a real-clock target may write it up to a check interval (and its latency) after the step that
-        # let its moment pass: the scenario's other steps judge when it came; this one waits for it
-        taint = k32.eventually(lambda: _noexecute_taint(k32, node), f"the NoExecute taint on node {node}")
+        # let its moment pass: the scenario's other steps judge when it came; this one waits for it,
+        # and for the latency measured (its moment counts from a renewal that took that long to arrive)
+        wait = None if k32.manual else k32.settle_window() + _interval(k32) + k32.timeline.latency.allowance()
+        taint = k32.eventually(lambda: _noexecute_taint(k32, node), f"the NoExecute taint on node {node}", wait)
         text = taint.get("timeAdded")
         assert text, f"the NoExecute taint on node {node} has no timeAdded: {taint}"
         noted[node] = text
