@@ -105,15 +105,20 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
     def fresh_request() -> None:
         store.forget_commits()
 
-    @app.after_request
-    def durable(response):
-        """A write is answered only once it is on disk (group commit: one fsync serves many)."""
-        store.wait_durable()
-        return response
-
     @app.errorhandler(errors.ApiError)
     def api_error(err: errors.ApiError):
         return jsonify(err.status()), err.code
+
+    @app.after_request
+    def durable(response):
+        """A write is answered only once it is on disk (group commit: one fsync serves many). A
+        write that cannot be made durable is answered with the store's Status: an exception raised
+        here would reach Flask's generic 500 and lose the cause."""
+        try:
+            store.wait_durable()
+        except errors.ApiError as err:
+            return app.make_response(api_error(err))
+        return response
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException):

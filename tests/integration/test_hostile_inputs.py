@@ -66,6 +66,32 @@ def test_replicas_out_of_int32_or_negative(server, replicas, code, reason, fragm
     assert_status(out, code, reason, fragment)
 
 
+LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+
+
+def lease(name: str, **spec) -> dict:
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": 15, **spec}}
+
+
+@pytest.mark.parametrize("spec, code, reason, fragment", [
+    ({"leaseDurationSeconds": 0}, 422, "Invalid", "spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"),
+    ({"leaseDurationSeconds": -15}, 422, "Invalid", "Invalid value: -15: must be greater than 0"),
+    ({"leaseDurationSeconds": 2**40}, 400, "BadRequest", "spec.leaseDurationSeconds of type int32"),
+    ({"leaseTransitions": -1}, 422, "Invalid",
+     "spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0"),
+])
+def test_lease_durations_and_transitions_as_upstream_validates_them(server, spec, code, reason, fragment):
+    """Created or renewed (a renewal is answered below Flask when it is valid), the same refusal."""
+    assert_status(unchanged(server, "POST", LEASES, data=json.dumps(lease("bad-lease", **spec)), headers=JSON),
+                  code, reason, fragment)
+    requests.post(server.url + LEASES, json=lease("renewed"), timeout=30)      # there from an earlier case
+    current = requests.get(f"{server.url}{LEASES}/renewed", timeout=30).json()
+    current["spec"].update(spec)
+    assert_status(unchanged(server, "PUT", f"{LEASES}/renewed", data=json.dumps(current), headers=JSON),
+                  code, reason, fragment)
+
+
 def test_scale_subresource_is_bounded_too(server):
     requests.post(server.url + DEPLOYS, json=deployment("scaled"), timeout=30).raise_for_status()
     out = unchanged(server, "PATCH", f"{DEPLOYS}/scaled/scale", data=json.dumps({"spec": {"replicas": 2**40}}),

@@ -124,6 +124,7 @@ _TEMPLATED = {
 INT32_FIELDS: dict[str, tuple[str, ...]] = {
     "Pod": (*(f"spec.{p}" for p in _POD_SPEC_INT32), "status.containerStatuses.*.restartCount"),
     "Service": ("spec.ports.*.port", "spec.ports.*.nodePort"),
+    "Lease": ("spec.leaseDurationSeconds", "spec.leaseTransitions"),
     **{kind: (*fields, *(f"spec.template.spec.{p}" for p in _POD_SPEC_INT32))
        for kind, fields in _TEMPLATED.items()},
 }
@@ -132,6 +133,7 @@ NONNEGATIVE_FIELDS: dict[str, tuple[str, ...]] = {
     **{kind: (*fields, *(f"spec.template.spec.{p}" for p in _NONNEG_POD_SPEC))
        for kind, fields in _TEMPLATED.items()},
     "Service": ("spec.ports.*.port", "spec.ports.*.nodePort"),
+    "Lease": ("spec.leaseTransitions",),
     "Job": (*_TEMPLATED["Job"], "spec.activeDeadlineSeconds",
             *(f"spec.template.spec.{p}" for p in _NONNEG_POD_SPEC)),
 }

@@ -192,6 +192,15 @@ def validate_node(node: dict) -> list[dict]:
             + _quantity_map("status.allocatable", status.get("allocatable")))
 
 
+def validate_lease_spec(spec: object) -> list[dict]:
+    """Upstream's ValidateLeaseSpec: a lease lasts more than 0 s (a negative transition count is
+    refused with the other negative counts, ``limits.NONNEGATIVE_FIELDS``)."""
+    duration = spec.get("leaseDurationSeconds") if isinstance(spec, dict) else None
+    if isinstance(duration, int) and not isinstance(duration, bool) and duration <= 0:
+        return [cause("spec.leaseDurationSeconds", f"Invalid value: {duration}: must be greater than 0")]
+    return []
+
+
 def validate(kind: str, obj: dict) -> list[dict]:
     causes = validate_meta(obj, kind)
     if causes:
@@ -200,6 +209,8 @@ def validate(kind: str, obj: dict) -> list[dict]:
         return validate_pod_spec(obj.get("spec"))
     if kind == "Node":
         return validate_node(obj)
+    if kind == "Lease":
+        return validate_lease_spec(obj.get("spec"))
     if kind in ("Deployment", "DaemonSet", "Job"):
         template = ((obj.get("spec") or {}).get("template") or {})
         return validate_pod_spec(template.get("spec"), "spec.template.spec")

@@ -112,7 +112,7 @@ def test_a_renewal_answered_below_flask_is_durable(tmp_path):
         running.stop()
 
 
-def test_a_renewal_that_cannot_be_made_durable_is_a_500_status_naming_the_cause(served, monkeypatch):
+def test_a_write_that_cannot_be_made_durable_is_a_500_status_naming_the_cause_on_either_path(served, monkeypatch):
     requests.post(served.url + LEASES, json=lease("node-a"), timeout=TIMEOUT).raise_for_status()
 
     def lost() -> None:
@@ -123,3 +123,6 @@ def test_a_renewal_that_cannot_be_made_durable_is_a_500_status_naming_the_cause(
     assert served._server.app.answered == 1
     assert answer.status_code == 500 and answer.reason == "INTERNAL SERVER ERROR"
     assert answer.json()["reason"] == "InternalError" and "disk full" in answer.json()["message"]
+    flask = requests.post(served.url + LEASES, json=lease("node-b"), timeout=TIMEOUT)     # the Flask app's write
+    assert flask.status_code == 500 and flask.json()["reason"] == "InternalError", flask.text
+    assert "disk full" in flask.json()["message"]
