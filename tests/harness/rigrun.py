@@ -14,9 +14,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
 from kube32.conformance.cli import UNUSED_PLUGINS
+from kube32.conformance.targets.rig import BoardFailure
 from kube32.harness.virtual.virtual_rig import VirtualRig
 from kube32.spec import profiles
 
@@ -82,6 +86,19 @@ def run_suite(rig_path: Path, report: Path, *selection: str, features: Path | No
     doc_path = report / "clauses.json"
     doc = json.loads(doc_path.read_text()) if doc_path.exists() else {}
     return SuiteRun(proc.returncode, proc.stdout + proc.stderr, doc, report)
+
+
+def crash_is_seen(target, vrig: VirtualRig, match: str, within: float) -> None:
+    """Panic the control-plane board inside a scenario and poll the target's health check until it
+    raises the crash as a ``BoardFailure`` matching ``match`` (``within`` bounds the wait)."""
+    target.begin_scenario()
+    vrig.board(vrig.cp_board).panic("StoreProhibited")
+    deadline = time.monotonic() + within
+    with pytest.raises(BoardFailure, match=match):
+        while time.monotonic() < deadline:
+            target.check_health()
+            time.sleep(0.05)
+    target.end_scenario()
 
 
 def scenario_results(doc: dict) -> dict[str, dict]:
