@@ -96,8 +96,8 @@ class AreaFile(Strict):
     clauses: list[ClauseEntry] = Field(min_length=1)
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate mapping keys (PyYAML silently keeps the last one)."""
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when PyYAML has it
+    """A safe loader that rejects duplicate mapping keys (PyYAML silently keeps the last one)."""
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
