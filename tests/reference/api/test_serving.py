@@ -189,8 +189,10 @@ def test_a_client_that_half_closes_after_its_requests_gets_every_answer(server):
 
 
 def test_the_pool_grows_with_concurrent_requests_only():
-    """One client at a time is served by one thread; requests held open at once get a thread each,
-    up to the pool's size, and the one beyond waits for a free thread instead of failing."""
+    """One client at a time is served by one thread (or two: a worker counts itself idle only after
+    its answer went to the loop, so the client's next request may arrive first); requests held open
+    at once get a thread each, up to the pool's size, and the one beyond waits for a free thread
+    instead of failing."""
     release = threading.Event()
 
     def app(environ, start_response):
@@ -203,9 +205,9 @@ def test_the_pool_grows_with_concurrent_requests_only():
     server.start()
     url = f"http://127.0.0.1:{server.port}"
     try:
-        for _ in range(5):
+        for _ in range(20):
             assert requests.get(url + "/quick", timeout=TIMEOUT).text == "ok"
-        assert len(server._workers) == 1
+        assert len(server._workers) <= 2          # not one per request
         answers: list[str] = []
         held = [threading.Thread(target=lambda: answers.append(requests.get(url + "/hold", timeout=TIMEOUT).text))
                 for _ in range(4)]
