@@ -120,7 +120,6 @@ class RunDir:
             raise RuntimeError(f"worker 0 could not start the control plane: {text[len('failed: '):]}")
         return text
 
-
     def publish_crash(self, board: str, kind: str, reason: str, text: str, t: float) -> None:
         """Worker 0 tells the others of a control-plane crash (they have no port to see it on)."""
         line = json.dumps({"board": board, "kind": kind, "reason": reason, "text": text, "t": t})
@@ -161,8 +160,8 @@ def declared_in(texts) -> list[str]:
 
 def workers_for(rig_path: str, texts, jobs: int) -> int:
     """How many workers ``--jobs`` gets on this rig: no more than its node boards have room for."""
-    return max(1, min(jobs, slots(rig_node_names(rig_path), played_names(rig_node_names(rig_path),
-                                                                              declared_in(texts)))))
+    nodes = rig_node_names(rig_path)
+    return max(1, min(jobs, slots(nodes, played_names(nodes, declared_in(texts)))))
 
 
 def share(rig_path: str, texts, worker: int, workers: int, run_dir: str) -> RigShare:
