@@ -110,6 +110,7 @@ def renewer(port: int, indices: list[int], args, start_wall: float, start_mono: 
     """In a client process: renew ``indices`` on schedule; give up once the server has failed
     every renewal for ``args.give_up`` seconds."""
     lat: list[float] = []
+    sent: list[float] = []        # when each answered renewal was submitted (s into the run)
     failures = [0]
     last_ok = [start_mono]
     first_failure = [None]
@@ -136,6 +137,7 @@ def renewer(port: int, indices: list[int], args, start_wall: float, start_mono: 
             def done(status: int, body: bytes, seconds: float) -> None:
                 if status == 200:
                     lat.append(seconds)
+                    sent.append(time.monotonic() - seconds - start_mono)
                     last_ok[0] = time.monotonic()
                     if k == 0:
                         pool.submit(renewals[i].ready(time.time()), reported)
@@ -165,8 +167,19 @@ def renewer(port: int, indices: list[int], args, start_wall: float, start_mono: 
         pool.close()
 
     asyncio.run(run())
-    return {"lat": lat, "failures": failures[0], "first_failure": first_failure[0], "stopped": stopped[0],
+    return {"lat": lat, "sent": sent, "failures": failures[0], "first_failure": first_failure[0], "stopped": stopped[0],
             **meter.result()}
+
+
+def timeline(sent: list[float], lat: list[float], width: float) -> list[tuple]:
+    """Renewal latency by when it was sent: (slice start s, renewals, p50, p99, max) per ``width`` s,
+    so a p99 tells whether it comes from one phase (the first renewals, when every node also reports
+    Ready) or from pauses spread over the run."""
+    slices: dict[int, list[float]] = {}
+    for t, x in zip(sent, lat, strict=True):
+        slices.setdefault(int(max(0.0, t) // width), []).append(x)
+    return [(k * width, len(v), _servers.percentile(v, 50), _servers.percentile(v, 99), max(v))
+            for k, v in sorted(slices.items())]
 
 
 def fetch(port: int, path: str):
@@ -207,6 +220,8 @@ def run_load(url: str, pid: int, args) -> dict:
                p50=_servers.percentile(lat, 50), p99=_servers.percentile(lat, 99), max=max(lat or [0]),
                lag_p99=_servers.percentile(lag, 99), client_cpu_s=sum(p["client_cpu_s"] for p in good),
                rss_mb=_servers.rss_kb(pid) / 1024)
+    width = getattr(args, "slice", 0)
+    out["timeline"] = timeline([x for p in good for x in p["sent"]], lat, width) if width else []
     out["cpu_us_per_renewal"] = out["cpu_s"] / max(1, len(lat)) * 1e6
     out["client_cpu_us_per_renewal"] = out["client_cpu_s"] / max(1, len(lat)) * 1e6
     if stops or out["lost_clients"]:
@@ -244,6 +259,10 @@ def show(name: str, r: dict, args) -> None:
     print(f"  renewal p50 {r['p50'] * 1000:.1f} ms  p99 {r['p99'] * 1000:.1f} ms  max {r['max'] * 1000:.0f} ms"
           f"   (target p99 <= 250)")
     unknown = "unknown (the server did not answer)"
+    if r.get("timeline"):
+        print(f"  by when sent (every {args.slice:g} s): " + "; ".join(
+            f"{t:.0f}s {n} p50 {p50 * 1000:.0f} p99 {p99 * 1000:.0f} max {top * 1000:.0f}"
+            for t, n, p50, p99, top in r["timeline"]))
     print(f"  nodes not Ready at the end: {unknown if r['not_ready'] is None else r['not_ready']}; NodeNotReady "
           f"events: {unknown if r['not_ready_events'] is None else r['not_ready_events']}   (target 0)")
     print(f"  server CPU {r['cpu_s']:.1f} s = {r['cpu_us_per_renewal']:.0f} us per renewal; RSS {r['rss_mb']:.0f} MB")
@@ -262,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--connections", type=int, default=64, help="keep-alive connections per client process")
     ap.add_argument("--give-up", type=float, default=30.0,
                     help="stop once every renewal has failed for this long (the server collapsed)")
+    ap.add_argument("--slice", type=float, default=5.0,
+                    help="print renewal latency per slice of this many seconds of the run (0: not)")
     ap.add_argument("--baseline", metavar="REF", help="also run the same load against commit REF")
     args = ap.parse_args(argv)
     print(f"{args.nodes} nodes renewing every {args.interval:g} s for {args.seconds:g} s; {_servers.load()}")

@@ -118,6 +118,17 @@ def health(last: float, threshold: float, noexecute_delay: float, now: float) ->
     return Health.UNREACHABLE
 
 
+def next_change(last: float, threshold: float, noexecute_delay: float, state: Health) -> float:
+    """When a node last renewed at ``last`` and now in ``state`` reaches its next health by time
+    alone (infinity: none). The controller looks at the node from a little before this time on,
+    at every check until ``health`` says the state changed, so ``health`` stays the judge."""
+    if state is Health.FRESH:
+        return last + threshold
+    if state is Health.UNREACHABLE:
+        return last + threshold + noexecute_delay
+    return float("inf")
+
+
 # -- node conditions and taints -------------------------------------------------------------------
 def ready_condition(node: dict) -> dict | None:
     for c in (node.get("status") or {}).get("conditions") or []:

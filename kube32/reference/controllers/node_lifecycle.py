@@ -11,16 +11,22 @@ only that (per node: the renewTime seen and when): after a control-plane restart
 not timed out counts as renewed at the restart, so it gets a full lease duration; taints and their
 ``timeAdded`` are persisted on the Node, so eviction deadlines carry on unchanged.
 
-Cost of a pass at fleet scale (5,000 nodes renewing every 5 s): per node a Lease lookup, a string
-compare and the health arithmetic; a node is planned (copied, compared, written) only when its
-health differs from the one it was last left settled in at the same resourceVersion, and pods are
-listed only when some node changed or carries an evicting taint.
+Cost of a pass at fleet scale (5,000 nodes renewing every 5 s): O(nodes whose state can change),
+not O(nodes). A pass reads the store's change log since its last pass (``Store.changes_after``)
+and looks only at the nodes whose Node or Lease was written since, and at those whose next health
+deadline (``rules.next_change``, kept in a heap) is less than two checks away: those it looks at on
+every check until ``rules.health`` says their state moved, so the rules, not the heap, decide when.
+The first pass after a start, and any pass the log no longer reaches back for, looks at every node.
+A node is planned (copied, compared, written) only when its health differs from the one it was last
+left settled in at the same resourceVersion, and pods are listed only when some node changed or
+carries an evicting taint.
 
 ``install(cp)`` also registers the pod admission that adds the default tolerations.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 
 from kube32.reference.controllers import lifecycle_rules as rules
@@ -41,6 +47,10 @@ class NodeLifecycleController:
         self._passes = 0
         # node name -> (resourceVersion, health) it was last seen settled in (nothing to write)
         self._settled: dict[str, tuple[str, rules.Health]] = {}
+        self._cursor: int | None = None      # the store's version when the last pass began (None: none yet)
+        self._wake: dict[str, float] = {}     # node -> from when to look at it again without a write
+        self._due: list[tuple[float, str]] = []   # heap of (_wake time, node); entries _wake no longer has are stale
+        self._evicting: set[str] = set()     # nodes carrying an evicting NoExecute taint: their pods count
 
     def interval(self) -> float:
         return self.cp.profile.lifecycle_check_interval
@@ -48,65 +58,98 @@ class NodeLifecycleController:
     # -- one pass -------------------------------------------------------------------------------
     def reconcile(self, now: float) -> None:
         store = self.cp.store
-        present = set()
-        acting: list[dict] = []      # nodes changed now or carrying an evicting taint: their pods count
-        for node in store.list("nodes"):
-            name = node["metadata"]["name"]
-            present.add(name)
+        names = self._to_visit(now)
+        self._cursor = store.resource_version       # this pass's own writes are looked at next pass
+        acting: dict[str, dict] = {}   # nodes changed now or carrying an evicting taint: their pods count
+        for name in names:
+            node = store.peek("nodes", "", name)
+            if node is None:
+                self._forget(name)
+                continue
             if rules.ready_condition(node) is None:
+                self._evicting.discard(name)
                 continue        # never reported status: nothing to time out
             updated = self.update_node(node, now)
-            if updated is not node or ((updated.get("spec") or {}).get("taints") and rules.evicting_taints(updated)):
-                acting.append(updated)
+            if rules.evicting_taints(updated):
+                self._evicting.add(name)
+            else:
+                self._evicting.discard(name)
+            if updated is not node:
+                acting[name] = updated
+        for name in self._evicting - acting.keys():
+            acting[name] = store.peek("nodes", "", name)
         if acting:
             pods_by_node: dict[str, list[dict]] = defaultdict(list)
             for pod in store.list("pods"):
                 node_name = (pod.get("spec") or {}).get("nodeName")
                 if node_name:
                     pods_by_node[node_name].append(pod)
-            for node in acting:
-                self.evict_pods(node, pods_by_node.get(node["metadata"]["name"], []), now)
-        for name in set(self.renewals) - present:
-            del self.renewals[name]
-        for name in set(self._settled) - present:
-            del self._settled[name]
+            for name in sorted(acting):
+                self.evict_pods(acting[name], pods_by_node.get(name, []), now)
         self._passes += 1
+
+    def _to_visit(self, now: float) -> list[str]:
+        """The nodes this pass looks at, by name: those written (Node or Lease) since the last pass
+        and those whose wake time came; every node on the first pass or when the log is too short."""
+        store = self.cp.store
+        changes = None if self._cursor is None else store.changes_after(self._cursor)
+        if changes is None:
+            names = [n["metadata"]["name"] for n in store.list("nodes")]
+            for gone in (self.renewals.keys() | self._settled.keys() | self._wake.keys()) - set(names):
+                self._forget(gone)
+            return names
+        changed: set[str] = set()
+        for event in changes:
+            if event.res == "nodes" or (event.res == LEASES and event.namespace == constants.NODE_LEASE_NAMESPACE):
+                changed.add(event.obj["metadata"]["name"])
+        due = self._due
+        while due and due[0][0] <= now:
+            at, name = heapq.heappop(due)
+            if self._wake.get(name) == at:
+                del self._wake[name]
+                changed.add(name)
+        return sorted(changed)
+
+    def _forget(self, name: str) -> None:
+        """A node gone from the store: nothing of it is kept."""
+        self.renewals.pop(name, None)
+        self._settled.pop(name, None)
+        self._wake.pop(name, None)
+        self._evicting.discard(name)
+
+    def _look_again(self, name: str, at: float) -> None:
+        if at == float("inf"):
+            self._wake.pop(name, None)      # nothing comes by time alone: only a write wakes it
+            return
+        self._wake[name] = at
+        heapq.heappush(self._due, (at, name))
+        if len(self._due) > 4 * len(self._wake) + 1024:        # mostly stale entries: rebuild
+            self._due = [(t, n) for n, t in self._wake.items()]
+            heapq.heapify(self._due)
 
     def idle_until(self, now: float) -> float:
         """With the store unchanged, no pass before this time changes anything (manual-clock jumps
-        skip those passes): the earliest next NotReady / NoExecute / eviction deadline, less two
-        check intervals of margin; ``now`` when a renewal or a node is not yet observed."""
-        store, profile = self.cp.store, self.cp.profile
-        until = float("inf")
-        tainted: list[dict] = []
-        for node in store.list("nodes"):
-            if rules.ready_condition(node) is None:
-                continue
-            name = node["metadata"]["name"]
-            known = self.renewals.get(name)
-            lease = store.peek(LEASES, constants.NODE_LEASE_NAMESPACE, name)
-            if known is None or rules.lease_renew_time(lease) not in (None, known.seen):
-                return now
-            threshold = rules.lease_threshold(lease, profile.not_ready_timeout)
-            if not rules.marked_unknown(node) and not rules.has_taint(node, constants.TAINT_UNREACHABLE,
-                                                                      rules.NO_SCHEDULE):
-                until = min(until, known.at + threshold)
-            elif not rules.has_taint(node, constants.TAINT_UNREACHABLE, rules.NO_EXECUTE):
-                until = min(until, known.at + threshold + profile.noexecute_delay)
-            if rules.evicting_taints(node):
-                tainted.append(node)
-        if tainted:
-            names = {n["metadata"]["name"]: n for n in tainted}
+        skip those passes): the earliest time a node is to be looked at again (its next NotReady /
+        NoExecute deadline less two check intervals, or the next check while one is undecided), or
+        a pod's eviction deadline less two check intervals."""
+        store, due = self.cp.store, self._due
+        while due and self._wake.get(due[0][1]) != due[0][0]:
+            heapq.heappop(due)
+        until = due[0][0] if due else float("inf")
+        if self._evicting:
             for pod in store.list("pods"):
-                node = names.get((pod.get("spec") or {}).get("nodeName"))
-                if node is None or rules.exempt(pod):
+                name = (pod.get("spec") or {}).get("nodeName")
+                if name not in self._evicting or rules.exempt(pod):
+                    continue
+                node = store.peek("nodes", "", name)
+                if node is None:
                     continue
                 taints = [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now)
                           for t in rules.evicting_taints(node)]
                 deadline = rules.pod_deadline((pod.get("spec") or {}).get("tolerations") or [], taints)
                 if deadline is not None:
-                    until = min(until, deadline)
-        return until - 2 * self.interval()
+                    until = min(until, deadline - 2 * self.interval())
+        return until
 
     def last_renewal(self, node: dict, lease: dict | None, threshold: float, now: float) -> float:
         """When this controller last saw the node's Lease renewed (restart grace included)."""
@@ -129,12 +172,17 @@ class NodeLifecycleController:
         last = self.last_renewal(node, lease, threshold, now)
         state = rules.health(last, threshold, profile.noexecute_delay, now)
         name, rv = node["metadata"]["name"], node["metadata"].get("resourceVersion")
+        # looked at again (without a write) from two checks before its next deadline on
+        self._look_again(name, rules.next_change(last, threshold, profile.noexecute_delay, state)
+                         - 2 * self.interval())
         if self._settled.get(name) == (rv, state):
             return node         # planned at this version and health before: nothing to change
         plan = rules.plan_node(node, state, now)
         if not plan.changed:
             if rules.settles(state):
                 self._settled[name] = (rv, state)
+            else:
+                self._look_again(name, now)     # a state that does not settle: every check
             return node
         updated = self.cp.store.update("nodes", plan.node, check_rv=False)
         for type_, reason, message in plan.events:

@@ -301,6 +301,13 @@ class Store:
                 raise errors.Gone(f"too old resource version: {start} ({self._rv})")
             return Watch(self, res, namespace, start)
 
+    def changes_after(self, cursor: int) -> list[Event] | None:
+        """Every log entry after ``cursor``, all resources (a controller's change feed); None when
+        the log no longer reaches back that far. Call with the lock held."""
+        if cursor < self._log_floor:
+            return None
+        return self._log[bisect.bisect_right(self._log_rvs, cursor):]
+
     def events_after(self, cursor: int, res: str, namespace: str | None) -> Iterable[Event]:
         """Log entries after ``cursor`` (binary search: O(log n + entries after the cursor)).
         Call with the lock held."""
