@@ -9,7 +9,9 @@ no more than on a few nodes. A plugin without ``tie_key`` gets one group per nod
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import itertools
 from collections.abc import Hashable, Iterable
 
 from kube32.reference.scheduler import framework
@@ -23,14 +25,22 @@ def tie_key_of(score) -> object:
 
 
 class Ranking:
-    """Feasible nodes by (score, tie key); ``add``/``remove`` keep it up to date node by node."""
+    """Feasible nodes by (score, tie key); ``add``/``remove`` keep it up to date node by node. Each
+    group keeps its names in byte order and the distinct scores are kept sorted, so the best score,
+    the groups near it, a group's first and last name and the best few names cost O(log n) or
+    O(what is returned), not a pass over every node (1,000 identical boards are one group)."""
 
-    __slots__ = ("groups", "_where", "_counts")
+    __slots__ = ("groups", "exact", "_where", "_names", "_scores", "_at", "_counts")
 
     def __init__(self) -> None:
         self.groups: dict[Key, dict[str, framework.NodeInfo]] = {}
+        # a group's exact score for the pod shape the ranking is kept for (Scheduler.select_host)
+        self.exact: dict[Key, object] = {}
         self._where: dict[str, Key] = {}
-        self._counts: dict[float, int] = {}     # score -> nodes with it
+        self._names: dict[Key, list[str]] = {}      # a group's names, sorted
+        self._scores: list[float] = []              # the distinct scores, ascending
+        self._at: dict[float, dict[Key, None]] = {}  # score -> its groups
+        self._counts: dict[float, int] = {}         # score -> nodes with it
 
     @classmethod
     def of(cls, nodes: Iterable[framework.NodeInfo], scores: Iterable[float], tie_key) -> Ranking:
@@ -44,45 +54,68 @@ class Ranking:
         group = self.groups.get(group_key)
         if group is None:
             group = self.groups[group_key] = {}
-        group[node.name] = node
-        self._where[node.name] = group_key
+            self._names[group_key] = []
+            at = self._at.get(score)
+            if at is None:
+                at = self._at[score] = {}
+                bisect.insort(self._scores, score)
+            at[group_key] = None
+        name = node.name
+        group[name] = node
+        bisect.insort(self._names[group_key], name)
+        self._where[name] = group_key
         self._counts[score] = self._counts.get(score, 0) + 1
 
     def remove(self, name: str) -> None:
         group_key = self._where.pop(name, None)
-        if group_key is not None:
-            group = self.groups[group_key]
-            del group[name]
-            if not group:
-                del self.groups[group_key]
-            left = self._counts.pop(group_key[0]) - 1
-            if left:
-                self._counts[group_key[0]] = left
+        if group_key is None:
+            return
+        group = self.groups[group_key]
+        del group[name]
+        names = self._names[group_key]
+        del names[bisect.bisect_left(names, name)]
+        score = group_key[0]
+        if not group:
+            del self.groups[group_key], self._names[group_key]
+            self.exact.pop(group_key, None)
+            at = self._at[score]
+            del at[group_key]
+            if not at:
+                del self._at[score], self._scores[bisect.bisect_left(self._scores, score)]
+        left = self._counts.pop(score) - 1
+        if left:
+            self._counts[score] = left
 
     def __len__(self) -> int:
         return len(self._where)
 
     def at_least(self, floor: float) -> list[tuple[Key, dict[str, framework.NodeInfo]]]:
         """The groups scoring ``floor`` or more."""
-        return [(key, group) for key, group in self.groups.items() if key[0] >= floor]
+        scores = self._scores
+        return [(key, self.groups[key]) for score in scores[bisect.bisect_left(scores, floor):]
+                for key in self._at[score]]
+
+    def ends(self, key: Key) -> tuple[str, str]:
+        """The first and the last name of a group in byte order."""
+        names = self._names[key]
+        return names[0], names[-1]
 
     def best(self) -> float:
-        return max(self._counts)
+        return self._scores[-1]
 
     def top_names(self, count: int) -> list[str]:
         """The ``count`` names of highest float score, equal scores by name."""
         if len(self._where) <= count:
             return list(self._where)
-        seen = 0
-        for cut in heapq.nlargest(count, self._counts):     # each score has a node: enough scores
-            seen += self._counts[cut]
-            if seen >= count:
-                break
-        above: list[str] = []
-        at: list[str] = []
-        for (score, _), group in self.groups.items():
-            if score > cut:
-                above.extend(group)
-            elif score == cut:
-                at.extend(group)
-        return above + heapq.nsmallest(count - len(above), at)
+        out: list[str] = []
+        for score in reversed(self._scores):
+            left = count - len(out)
+            keys = self._at[score]
+            if self._counts[score] <= left:
+                for key in keys:
+                    out.extend(self._names[key])
+                if len(out) == count:
+                    return out
+            else:          # the cut: the first names of the groups at this score
+                return out + list(itertools.islice(heapq.merge(*(self._names[key][:left] for key in keys)), left))
+        return out

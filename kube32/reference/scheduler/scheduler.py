@@ -148,13 +148,18 @@ class Scheduler:
         nodes that score the same), then by tie_break."""
         best = ranked.best()
         near = ranked.at_least(best - NEAR_TIE * max(1.0, abs(best)))
-        if len(near) == 1:
-            return tie_break(list(near[0][1]))      # one group: equal scores
-        score = self.profile.score
-        values = [score.exact_score(pod, next(iter(group.values()))) for _, group in near]
-        top = max(values)
-        return tie_break([name for (_, group), value in zip(near, values, strict=True) if value == top
-                          for name in group])
+        if len(near) > 1:
+            score, exact = self.profile.score, ranked.exact
+            values = []
+            for key, group in near:       # (a group's exact score is kept while the group lives)
+                value = exact.get(key)
+                if value is None:
+                    value = exact[key] = score.exact_score(pod, next(iter(group.values())))
+                values.append(value)
+            top = max(values)
+            near = [group for group, value in zip(near, values, strict=True) if value == top]
+        # tie_break orders names byte-wise: what it picks of a group is one of its two ends
+        return tie_break([name for key, _ in near for name in ranked.ends(key)])
 
     # -- acting ---------------------------------------------------------------------------
     def schedule(self, pod: dict) -> dict | None:

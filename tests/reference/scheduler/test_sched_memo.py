@@ -128,3 +128,31 @@ def test_top_names_equal_a_full_sort():
                       key=lambda sn: (-sn[0], sn[1]))
         assert len(ranked) == len(rest)
         assert sorted(ranked.top_names(10)) == sorted(name for _, name in rest[:10])
+
+
+def test_ranking_queries_equal_a_scan_after_random_adds_and_removes():
+    """The kept orders (scores sorted, each group's names sorted) answer as a pass over every node."""
+    rnd = random.Random(5)
+    ranked = ranking.Ranking()
+    live: dict[str, tuple[float, int]] = {}
+    for step in range(3000):
+        name = f"n{rnd.randint(0, 60):02d}"
+        if name in live and rnd.random() < 0.5:
+            ranked.remove(name)
+            del live[name]
+        elif name not in live:
+            score, key = float(rnd.choice([1, 2, 2.5, 7, 7, 9])), rnd.randint(0, 2)
+            ranked.add(types.SimpleNamespace(name=name), score, key)
+            live[name] = (score, key)
+        if not live:
+            continue
+        best = max(score for score, _ in live.values())
+        assert ranked.best() == best
+        floor = rnd.choice([best, 2.5, 0.0])
+        groups = {(score, key) for score, key in live.values() if score >= floor}
+        assert {key for key, _ in ranked.at_least(floor)} == groups
+        for group_key, group in ranked.at_least(floor):
+            names = sorted(n for n, sk in live.items() if sk == group_key)
+            assert sorted(group) == names and ranked.ends(group_key) == (names[0], names[-1])
+        expected = sorted(live, key=lambda n: (-live[n][0], n))[:10]
+        assert sorted(ranked.top_names(10)) == sorted(expected), step
