@@ -17,8 +17,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import heapq
-import json
 
+from kube32.reference.machinery import encoding
 from kube32.reference.scheduler import accounting, framework, memo, messages, ranking, registry
 from kube32.reference.scheduler.cache import SchedulerCache
 from kube32.spec import reasons, timefmt
@@ -211,7 +211,7 @@ class Scheduler:
 
     def _annotate(self, pod: dict, decision: Decision) -> None:
         annotations = pod["metadata"].setdefault("annotations", {})
-        annotations[ANNOTATION_DECISION] = json.dumps(decision.explain(), separators=(",", ":"))
+        annotations[ANNOTATION_DECISION] = encoding.compact(decision.explain())
 
     def _set_scheduled_condition(self, pod: dict, fields: dict) -> None:
         """Replace the PodScheduled condition; lastTransitionTime moves only when status does."""

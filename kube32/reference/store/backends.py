@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 
 from kube32.reference import errors
+from kube32.reference.machinery import encoding
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
@@ -188,7 +189,7 @@ class SqliteBackend:
     def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> int:
         return self._write(rv, [("INSERT INTO objects(resource, namespace, name, body) VALUES(?,?,?,?) "
                                  "ON CONFLICT(resource, namespace, name) DO UPDATE SET body=excluded.body",
-                                 (res, ns, name, json.dumps(obj, separators=(",", ":"))))])
+                                 (res, ns, name, encoding.compact(obj)))])
 
     def remove(self, rv: int, res: str, ns: str, name: str) -> int:
         return self._write(rv, [("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import json
 import secrets
 import threading
 import uuid
@@ -12,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from kube32.reference import errors
 from kube32.reference.clock import Clock
+from kube32.reference.machinery import encoding
 from kube32.reference.resources import BY_KEY
 from kube32.reference.store.compact import Compactor
 from kube32.spec import timefmt
@@ -37,8 +37,7 @@ class Event:
         """``{"type": ..., "object": ...}`` and a newline, as a watch stream carries it."""
         line = self._line
         if line is None:
-            line = self._line = (json.dumps({"type": self.type, "object": self.obj}, separators=(",", ":"))
-                                 + "\n").encode()
+            line = self._line = (encoding.compact({"type": self.type, "object": self.obj}) + "\n").encode()
         return line
 
 
