@@ -19,6 +19,7 @@ import ssl
 import threading
 from collections.abc import Callable
 
+from kube32.reference.api.creates import Creates
 from kube32.reference.api.renewals import Renewals
 from kube32.reference.app import create_app
 from kube32.reference.config import Config
@@ -55,8 +56,8 @@ def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None
     cp = app.extensions["kube32"]
     host, port = config.host_port
     sock = bind(host, port)
-    # Lease renewals skip Flask (the gate of an authenticating server is Flask's: they go through it)
-    wsgi = app if config.authenticates else Renewals(app)
+    # Lease renewals and creates skip Flask (the gate of an authenticating server is Flask's: they go through it)
+    wsgi = app if config.authenticates else Renewals(app, fallback=Creates(app))
     server = HttpServer(wrap(wsgi) if wrap else wsgi, sock, threads=THREADS, ssl_context=ssl_context,
                         ident="kube32-reference")
     hub = WatchHub(server.loop)

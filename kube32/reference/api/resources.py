@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import uuid
+from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
@@ -144,13 +145,13 @@ def _read_one(cp, r: Resource, ns: str | None, name: str) -> dict:
     return cp.store.get(r.key, ns or "", name)
 
 
-_JSON = encoding.encoder(DefaultJSONProvider.default)
+JSON = encoding.encoder(DefaultJSONProvider.default)   # (api.creates answers with it too)
 
 
 def jsonify(obj, code: int = 200) -> Response:
     """What ``flask.jsonify(obj)`` answers with this app's JSON settings (compact, ASCII, keys in
     their order), byte for byte, with one encoder for every answer instead of one per answer."""
-    return current_app.response_class(_JSON.encode(obj) + "\n", status=code, mimetype=current_app.json.mimetype)
+    return current_app.response_class(JSON.encode(obj) + "\n", status=code, mimetype=current_app.json.mimetype)
 
 
 def render(cp, r: Resource, obj: dict, code: int = 200) -> Response:
@@ -266,6 +267,13 @@ def create(t: Target) -> Response:
 
 
 def _create(cp, r: Resource, obj: dict) -> Response:
+    return render(cp, r, created_object(cp, r, obj, dry_run), 201)
+
+
+def created_object(cp, r: Resource, obj: dict, dry: Callable[[], bool]) -> dict:
+    """Check and store a new object (a pod is scheduled too); returns what is stored, READ-ONLY. With
+    ``dry()`` true (asked once every check has passed), what would be stored; nothing is written.
+    Every refusal (errors.ApiError) comes before the write."""
     _check_schema(r, obj)
     _validate(r, obj)                         # what the user sent, before the strategy reads it
     strategy.prepare_for_create(r.kind, obj)
@@ -274,8 +282,8 @@ def _create(cp, r: Resource, obj: dict) -> Response:
         ns = obj["metadata"].get("namespace")
         _ensure_namespace(cp, r, ns, obj["metadata"].get("name") or obj["metadata"].get("generateName", ""))
         cp.admit(r.key, obj, None, "CREATE")
-        if dry_run():
-            return render(cp, r, _dry_run_created(cp, r, obj), 201)
+        if dry():
+            return _dry_run_created(cp, r, obj)
         created = cp.store.create(r.key, obj, copy=False)     # only read below (rendered)
         if r.key == "pods" and not (created.get("spec") or {}).get("nodeName") and cp.scheduler is not None:
             # the pod is stored: a scheduling failure is the scheduler's (logged, retried), not the request's
@@ -283,7 +291,7 @@ def _create(cp, r: Resource, obj: dict) -> Response:
             # only rendered: the stored object itself (never changed in place) serves, no copy
             created = cp.store.peek("pods", created["metadata"]["namespace"], created["metadata"]["name"]) \
                 or created
-    return render(cp, r, created, 201)
+    return created
 
 
 def _dry_run_created(cp, r: Resource, obj: dict) -> dict:
