@@ -14,7 +14,6 @@ FailedScheduling event is counted again (as upstream's retries do), and the pod 
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import heapq
 
@@ -55,9 +54,10 @@ class Decision:
                 nodes[name] = {"filter": status.plugin, "reasons": list(status.reasons)}
             else:
                 nodes[name] = {"score": round(scores[name], 4)}
-        out: dict = {"node": self.node, "feasible": len(scores),
-                     "rejectedBy": dict(sorted(collections.Counter(
-                         s.plugin for s in self.rejected.values()).items()))}
+        by_plugin: dict[str, int] = {}
+        for status in self.rejected.values():
+            by_plugin[status.plugin] = by_plugin.get(status.plugin, 0) + 1
+        out: dict = {"node": self.node, "feasible": len(scores), "rejectedBy": dict(sorted(by_plugin.items()))}
         if self.node is None:
             out["message"] = self.message
         out["nodes"] = nodes

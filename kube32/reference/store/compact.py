@@ -20,26 +20,33 @@ class Compactor:
     def __init__(self) -> None:
         self._leaves: dict[tuple, object] = {}
 
-    def compact_object(self, obj: dict) -> dict:
+    def compact_object(self, obj: dict, like: dict | None = None) -> dict:
         """``compact`` for a whole object, whose ``metadata`` dict stays its own (the store fills in
-        uid, resourceVersion ... after this copy)."""
+        uid, resourceVersion ... after this copy). ``like``: a stored object ``obj`` may share parts
+        with (a draft of it): those parts are compact already and are kept as they are."""
         out = {}
         for k, v in obj.items():
+            old = like.get(k) if like is not None else None
             if k == "metadata" and isinstance(v, dict):
-                v = {sys.intern(mk): self.compact(mv) for mk, mv in v.items()}
+                old = old if type(old) is dict else None
+                v = {sys.intern(mk): self.compact(mv, old.get(mk) if old is not None else None)
+                     for mk, mv in v.items()}
             else:
-                v = self.compact(v)
+                v = self.compact(v, old)
             out[sys.intern(k)] = v
         return out
 
-    def compact(self, value):
+    def compact(self, value, like=None):
+        if like is not None and value is like and isinstance(value, (dict, list)):
+            return value            # a part of a stored object: compact already, never changed
         if isinstance(value, dict):
             out = {}
             leaf = True
+            like = like if type(like) is dict else None
             for k, v in value.items():
                 if isinstance(v, (dict, list)):
                     leaf = False
-                    v = self.compact(v)
+                    v = self.compact(v, like.get(k) if like is not None else None)
                 elif type(v) is str and len(v) <= SHORT:
                     v = sys.intern(v)
                 out[sys.intern(k) if type(k) is str else k] = v

@@ -222,11 +222,13 @@ class Store:
         ``generation`` moves when ``spec`` changed; uid and creationTimestamp are kept. ``obj``
         itself is not changed (the store keeps a compact copy), so it may share parts with the
         stored object. Returns a copy of what is stored (``copy=False``: the object itself, READ-ONLY)."""
-        obj = self._compactor.compact_object(obj)
-        meta = obj.setdefault("metadata", {})
+        sent = obj.get("metadata") or {}
         r = BY_KEY.get(res)
-        ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
-        name = meta.get("name") or ""
+        ns = (sent.get("namespace") or "default") if (r is None or r.namespaced) else ""
+        name = sent.get("name") or ""
+        # the parts ``obj`` shares with the stored object are compact already (kept, not copied)
+        obj = self._compactor.compact_object(obj, self._objects[res].get(ns, {}).get(name))
+        meta = obj.setdefault("metadata", {})
         with self.lock:
             old = self._objects[res].get(ns, {}).get(name)
             if old is None:
