@@ -13,20 +13,22 @@ from __future__ import annotations
 
 from kube32.reference.scheduler import accounting, framework, resources
 
+AMOUNTS_KEPT = 4096      # pod_amounts results kept, per requests_key
+
 
 class _Bound:
     """A pod bound to a node and its amounts (computed once per pod write)."""
 
-    __slots__ = ("pod", "_amounts")
+    __slots__ = ("pod", "_amounts", "_of")
 
-    def __init__(self, pod: dict) -> None:
-        self.pod = pod
+    def __init__(self, pod: dict, of) -> None:
+        self.pod, self._of = pod, of
         self._amounts: dict[str, int] | None = None
 
     @property
     def amounts(self) -> dict[str, int]:
         if self._amounts is None:
-            self._amounts = resources.pod_amounts(self.pod)[0]
+            self._amounts = self._of(self.pod)[0]
         return self._amounts
 
 
@@ -47,6 +49,7 @@ class SchedulerCache:
         self.version = 0      # moves whenever a node or the pods bound to one change
         self.changes: list[str] = []   # nodes rebuilt or re-accounted by nodes(), oldest first
         self.epoch = 0                 # moves when the set of nodes changes or ``changes`` is cut
+        self._amounts: dict[tuple, tuple[dict[str, int], str]] = {}    # requests_key -> pod_amounts
         with store.lock:
             for node in store.list("nodes"):
                 self._stale_nodes.add(node["metadata"]["name"])
@@ -71,12 +74,29 @@ class SchedulerCache:
             self.version += 1
         node = (pod.get("spec") or {}).get("nodeName")
         if kind != "DELETED" and node:
-            self._bound.setdefault(node, {})[key] = _Bound(pod)
+            self._bound.setdefault(node, {})[key] = _Bound(pod, self.pod_amounts)
             self._node_of[key] = node
             self._stale_usage.add(node)
             self.version += 1
 
     # -- reads ----------------------------------------------------------------------------
+    def pod_amounts(self, pod: dict) -> tuple[dict[str, int], str]:
+        """``resources.pod_amounts``, worked out once per ``requests_key`` (the replicas of one
+        template, a pod and its binding) while the cache lives."""
+        key = resources.requests_key(pod)
+        try:
+            known = self._amounts.get(key) if key is not None else None
+        except TypeError:           # a value JSON allows but a key cannot hold: not kept
+            key = known = None
+        if known is not None:
+            return dict(known[0]), known[1]
+        amounts, psram_name = resources.pod_amounts(pod)
+        if key is not None:
+            if len(self._amounts) >= AMOUNTS_KEPT:
+                self._amounts.clear()
+            self._amounts[key] = (dict(amounts), psram_name)
+        return amounts, psram_name
+
     def bound_to(self, node: str) -> list[dict]:
         """The pods bound to ``node`` (read-only snapshots)."""
         return [b.pod for b in self._bound.get(node, {}).values()]

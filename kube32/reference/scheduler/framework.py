@@ -63,9 +63,10 @@ class PodInfo:
     psram_name: str
 
     @classmethod
-    def of(cls, pod: dict) -> PodInfo:
+    def of(cls, pod: dict, amounts: tuple[dict[str, int], str] | None = None) -> PodInfo:
+        """``amounts``: ``resources.pod_amounts(pod)`` when the caller has it."""
         meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
-        amounts, psram_name = resources.pod_amounts(pod)
+        amounts, psram_name = amounts or resources.pod_amounts(pod)
         return cls(pod=pod, namespace=meta.get("namespace", ""), name=meta.get("name", ""),
                    node_name=spec.get("nodeName") or "",
                    node_selector={str(k): str(v) for k, v in (spec.get("nodeSelector") or {}).items()},

@@ -119,9 +119,24 @@ def pod_counts(pod: dict) -> dict[str, int]:
 
 
 def pod_amounts(pod: dict) -> tuple[dict[str, int], str]:
-    """(amounts keyed by ``COUNTED``, the PSRAM name for reasons)."""
+    """(amounts keyed by ``COUNTED``, the PSRAM name for reasons). They depend on ``requests_key``
+    alone (the scheduler's cache keeps them per key)."""
     psram, psram_name = pod_psram(pod)
     return {MEMORY: pod_memory(pod), PSRAM: psram, **pod_counts(pod)}, psram_name
+
+
+def requests_key(pod: dict) -> tuple | None:
+    """What ``pod_amounts`` reads of a pod, as a key (None: a shape it does not expect)."""
+    parts = []
+    for container in _containers(pod):
+        res = container.get("resources") or {}
+        if not isinstance(res, dict):
+            return None
+        requests, limits = res.get("requests") or {}, res.get("limits") or {}
+        if not (isinstance(requests, dict) and isinstance(limits, dict)):
+            return None
+        parts.append((tuple(requests.items()), tuple(limits.items())))
+    return tuple(parts)
 
 
 def figure(status: dict, resource: str) -> int | None:

@@ -176,7 +176,7 @@ class Scheduler:
                 self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, last[2],
                                    reasons.SCHEDULER_COMPONENT)
                 return stored          # nothing it depends on moved: the same decision, not rewritten
-            decision = self.decide(framework.PodInfo.of(stored))
+            decision = self.decide(framework.PodInfo.of(stored, self.cache.pod_amounts(stored)))
             if decision.node is not None:
                 return self.bind(stored, decision)
             return self.record_failure(stored, decision)

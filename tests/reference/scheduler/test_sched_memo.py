@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import types
 
+import pytest
 from sched_helpers import node, pod
 
 from kube32.reference.scheduler import framework, ranking, registry
@@ -156,3 +157,28 @@ def test_ranking_queries_equal_a_scan_after_random_adds_and_removes():
             assert sorted(group) == names and ranked.ends(group_key) == (names[0], names[-1])
         expected = sorted(live, key=lambda n: (-live[n][0], n))[:10]
         assert sorted(ranked.top_names(10)) == sorted(expected), step
+
+
+def test_the_cache_keeps_pod_amounts_per_requests_and_gives_what_a_fresh_count_gives(cp, monkeypatch):
+    from kube32.reference.scheduler import resources
+    from kube32.reference.scheduler.cache import SchedulerCache
+
+    cache = SchedulerCache(cp.store)
+    pods = [pod("a", requests={"memory": "1Ki", "esp32.io/gpio": "2"}), pod("b", requests={"memory": "1Ki"}),
+            pod("c", requests={"memory": "1Ki", "esp32.io/gpio": "2"}, limits={"esp32.io/i2c-0": "1"}),
+            pod("d", containers=[{"name": "x", "image": "x", "resources": {"requests": {"memory": ["1Ki"]}}}]),
+            pod("e")]
+    for p in pods * 2:
+        try:
+            expected = resources.pod_amounts(p)
+        except Exception as exc:         # an invalid quantity fails the same way through the cache
+            with pytest.raises(type(exc)):
+                cache.pod_amounts(p)
+            continue
+        assert cache.pod_amounts(p) == expected
+    calls = []
+    monkeypatch.setattr(resources, "pod_amounts", lambda p: calls.append(p) or ({}, "x"))
+    cache.pod_amounts(pods[0])
+    assert calls == []                               # kept per requests
+    SchedulerCache(cp.store).pod_amounts(pods[0])
+    assert calls == [pods[0]]                        # per cache (a scheduler's), not per process
