@@ -179,3 +179,28 @@ def test_the_decision_annotation_stays_small_on_a_large_cluster():
     assert len(out["nodes"]) == 2 * sched.EXPLAIN_NODES and out["omitted"] == 80 - 2 * sched.EXPLAIN_NODES
     assert out["rejectedBy"] == {"NodeReadiness": 40}
     assert "f039" in out["nodes"] and "f029" not in out["nodes"]     # the best-scoring ones are kept
+
+
+def test_a_retry_pass_takes_the_store_lock_per_pod_and_rewrites_no_unchanged_pod(cp, monkeypatch):
+    """The pass holds the store lock only inside each pod's attempt (requests go on between them);
+    a pod whose decision did not change keeps its resourceVersion, also when a node changed, while
+    its FailedScheduling event counts every attempt."""
+    n = add_node(cp, node("a", memory="100Ki"))
+    pending = [create_pod(cp, pod(f"p{i}", requests={"memory": "200Ki"})) for i in range(3)]
+    attempts: list[bool] = []
+    schedule = cp.scheduler.schedule
+
+    def attempt(p: dict):
+        attempts.append(cp.store.lock._is_owned())        # held by this thread when the attempt starts?
+        return schedule(p)
+    monkeypatch.setattr(cp.scheduler, "schedule", attempt)
+    cp.clock.advance(cp.profile.reconcile_interval)
+    assert attempts == [False, False, False]
+    n["metadata"]["labels"] = {**n["metadata"].get("labels", {}), "unrelated": "yes"}
+    cp.store.update("nodes", n)                       # the cache moves: each pod is decided again
+    cp.clock.advance(cp.profile.reconcile_interval)
+    assert attempts == [False] * 6
+    for p in pending:
+        now = cp.store.get("pods", "default", p["metadata"]["name"])
+        assert now["metadata"]["resourceVersion"] == p["metadata"]["resourceVersion"]
+    assert sorted(e["count"] for e in events(cp, "FailedScheduling")) == [3, 3, 3]
