@@ -40,8 +40,13 @@ def tree(ref: str | None):
 
 
 @contextlib.contextmanager
-def server(source: Path, *args: str, data_dir: str | None = None):
-    """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid)."""
+def server(source: Path, *args: str, data_dir: str | None = None, own_session: bool = False):
+    """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid).
+
+    ``own_session``: the server runs in a session of its own, as a daemon would. Where the kernel
+    groups CPU time by session (``/proc/sys/kernel/sched_autogroup_enabled``, on here), ``nice``
+    does not reach across sessions: each busy session gets an equal share, and a server in the
+    benchmark's session splits that one share with the load clients."""
     port = free_port()
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from kube32.conformance.cli import main; "
             "sys.exit(main(sys.argv[2:]))")
@@ -50,7 +55,8 @@ def server(source: Path, *args: str, data_dir: str | None = None):
         cmd += ["--data-dir", data_dir]
     env = {**os.environ, "PYTHONPATH": str(source)}
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=str(source), env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=str(source), env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=own_session)
         yield from _running(proc, log, f"http://127.0.0.1:{port}", source)
 
 
@@ -82,6 +88,23 @@ def rss_kb(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def pin(pid: int, cpus: set[int]) -> None:
+    """Keep every thread of process ``pid`` on ``cpus`` (threads it starts later inherit it)."""
+    for task in os.listdir(f"/proc/{pid}/task"):
+        os.sched_setaffinity(int(task), cpus)
+
+
+def cpus(text: str | None) -> set[int] | None:
+    """``"0"``, ``"0,1"``, ``"0-1"`` -> a set of CPU numbers (None stays None)."""
+    if not text:
+        return None
+    out: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def cpu_seconds(pid: int) -> float:

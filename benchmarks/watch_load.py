@@ -6,7 +6,8 @@ Run: ``.venv/bin/python benchmarks/watch_load.py [--watchers 1000] [--rate 100] 
 and reports, per server:
 
 - delivered: events counted by every watcher (each must see every write: watchers x writes);
-- delivery p50/p99: write sent -> event read, measured on ``--probes`` watchers that parse each event;
+- delivery p50/p99: write sent -> event in the watcher's socket (the kernel's arrival stamp), on
+  ``--probes`` watchers that read at once and find each event's ``sent`` stamp;
 - write p50/p99: the pod creates, paced at ``--rate``/s by a client of their own;
 - GET p99: another client reading one pod 20 times a second meanwhile;
 - idle sockets: with ``--idle`` connections open that never send a full request, how long a GET
@@ -14,10 +15,13 @@ and reports, per server:
 - server CPU per delivered event.
 
 The clients run in processes of their own, so they do not share the server's GIL, and cheaply (the
-machine's two cores are shared with the server): watchers that only count read their sockets every
-100 ms in bulk; the probes read at once from one selector loop and find the ``sent`` stamp without
-decoding the event; the writes and the GETs come from the asyncio client (``_client``), pre-encoded.
-Each client process's CPU is printed, and the writer's lag (how late it sent against its pace).
+machine's two cores are shared with the server): watchers that only count read each socket once per
+250 ms sweep and count the bytes that start an event line; the probes read at once from one selector
+loop, find the ``sent`` stamp without decoding the event and time it against the kernel's arrival
+stamp, so a probe scheduled late does not count as a late server; the writes and the GETs come from
+the asyncio client (``_client``), pre-encoded. Each client process's CPU is printed, the writer's lag
+(how late it sent against its pace) and the probes' read lag (read time - arrival). ``--server-cpus
+0 --client-cpus 1`` keeps the server and the clients off each other's core.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ import asyncio
 import http.client
 import json
 import multiprocessing as mp
+import os
 import queue
 import selectors
 import socket
+import struct
 import sys
 import time
 from pathlib import Path
@@ -54,6 +60,11 @@ def open_watch(port: int, rv: str) -> socket.socket:
 
 
 SETUP = 60.0          # seconds for every watch of one process to be set up (a server that cannot: a result)
+MARK = b'\n{"type":"'  # once per event: an event starts a line (a chunk's size line or the event before
+                        # ends in a newline); a condition's "type" inside an object never follows one
+READ = 1 << 18        # bytes per recv
+SWEEP = 0.25          # seconds between the counting watchers' sweeps (~16 KB wait per socket: far below its buffer)
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)     # Linux: the kernel's arrival time of what recvmsg reads
 
 
 def await_head(s: socket.socket, deadline: float) -> bytes:
@@ -70,7 +81,8 @@ def await_head(s: socket.socket, deadline: float) -> bytes:
 
 
 def counters(port: int, rv: str, n: int, ready, stop, result) -> None:
-    """``n`` watches that count ``"type":"`` occurrences, swept every 100 ms."""
+    """``n`` watches that count events (``MARK``), swept every ``SWEEP`` s: one ``recv`` per
+    socket and sweep (a second only when the first filled the buffer), no decoding."""
     meter = _client.Meter()
     socks = []
     for _ in range(n):
@@ -78,56 +90,59 @@ def counters(port: int, rv: str, n: int, ready, stop, result) -> None:
             socks.append(open_watch(port, rv))
         except OSError:
             break
+    counts = [0] * len(socks)
     tails = []
     deadline = time.monotonic() + SETUP
-    for s in socks:
+    for i, s in enumerate(socks):
         try:
-            tails.append(await_head(s, deadline))     # every watch is set up before the writes start
+            rest = await_head(s, deadline)     # every watch is set up before the writes start
         except OSError:
-            tails.append(b"")
+            rest = b""
+        counts[i] = rest.count(MARK)
+        tails.append(rest[-len(MARK) + 1:])
         s.setblocking(False)
     ready.set()
-    counts = [0] * len(socks)
     closed = 0
     while True:
         done = stop.is_set()
         for i, s in enumerate(socks):
-            if s is None:
-                continue
-            while True:
+            while s is not None:
                 try:
-                    data = s.recv(1 << 16)
+                    data = s.recv(READ)
                 except BlockingIOError:
                     break
                 except OSError:
                     data = b""
                 if not data:
-                    socks[i] = None
+                    socks[i] = s = None
                     closed += 1
                     break
-                buf = tails[i] + data
-                counts[i] += buf.count(b'"type":"')
-                tails[i] = buf[-8:]
-                counts[i] -= tails[i].count(b'"type":"')
+                # a mark split across two reads is counted once, in the join of the old tail and the new head
+                counts[i] += data.count(MARK) + (tails[i] + data[:len(MARK) - 1]).count(MARK)
+                tails[i] = (tails[i] + data[-len(MARK) + 1:])[-len(MARK) + 1:]
+                if len(data) < READ:
+                    break
         if done:
             break
-        time.sleep(0.1)
-    for i, tail in enumerate(tails):
-        counts[i] += tail.count(b'"type":"')
+        time.sleep(SWEEP)
     result.put({"opened": len(socks), "counts": counts, "closed": closed, **meter.result()})
 
 
 def probes(port: int, rv: str, n: int, ready, stop, result) -> None:
-    """``n`` watches read as soon as data arrives (one selector loop, no threads); every event's
-    ``sent`` annotation is timed against the moment its bytes were read."""
+    """``n`` watches read as soon as data arrives (one selector loop, no threads). Each event's
+    ``sent`` annotation is timed against the moment its bytes reached the probe's socket, as the
+    kernel stamped it (``SO_TIMESTAMPNS``: the probe's own lateness is not the server's), and the
+    probe's lateness is kept apart (read time - arrival)."""
     meter = _client.Meter()
     latencies: list[float] = []
+    read_lag: list[float] = []
     sel = selectors.DefaultSelector()
     counts = [0] * n
     deadline = time.monotonic() + SETUP
     for i in range(n):
         try:
             s = open_watch(port, rv)
+            s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
             rest = await_head(s, deadline)
         except OSError:
             continue
@@ -139,28 +154,36 @@ def probes(port: int, rv: str, n: int, ready, stop, result) -> None:
             now = time.time()
             state = key.data
             try:
-                data = key.fileobj.recv(1 << 16)
+                data, anc, _, _ = key.fileobj.recvmsg(READ, 64)
             except BlockingIOError:
                 continue
             except OSError:
-                data = b""
+                data, anc = b"", []
             if not data:
                 sel.unregister(key.fileobj)
                 continue
+            # the stamp is the newest segment's of this read: an event in an older segment counts as later
+            arrived = next((sec + ns / 1e9 for level, kind, stamp in anc if kind == SO_TIMESTAMPNS
+                            for sec, ns in [struct.unpack("qq", stamp[:16])]), now)
+            read_lag.append(now - arrived)
             buf = state[1] + data
             start = 0
             while True:
-                at = buf.find(b'{"type"', start)
-                end = buf.find(b"\n", at)
-                if at < 0 or end < 0:
+                at = buf.find(MARK, start)
+                if at < 0:
+                    start = max(start, len(buf) - len(MARK) + 1)     # keep-alive spaces, a split mark
+                    break
+                end = buf.find(b"\n", at + 1)
+                if end < 0:
+                    start = at                                      # the event's end comes later
                     break
                 counts[state[0]] += 1
                 mark = buf.find(b'"sent":"', at, end)
                 if mark >= 0:
-                    latencies.append(now - float(buf[mark + 8:buf.index(b'"', mark + 8)]))
-                start = end + 1
+                    latencies.append(arrived - float(buf[mark + 8:buf.index(b'"', mark + 8)]))
+                start = end
             state[1] = buf[start:]
-    result.put({"latencies": latencies, "counts": counts, **meter.result()})
+    result.put({"latencies": latencies, "read_lag": read_lag, "counts": counts, **meter.result()})
 
 
 def write_and_get(port: int, rate: float, seconds: float, tag: str, get_path: str) -> dict:
@@ -242,6 +265,8 @@ def idle_lockout(port: int, n: int) -> float:
 
 def run_load(url: str, pid: int, args, tag: str) -> dict:
     port = int(url.rsplit(":", 1)[1])
+    if getattr(args, "server_cpus", None):
+        _servers.pin(pid, _servers.cpus(args.server_cpus))
     out: dict = {"idle_get": idle_lockout(port, args.idle)}
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
     conn.request("POST", PODS, json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"{tag}-probe"},
@@ -284,7 +309,7 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
         if p.is_alive():
             p.kill()
     c = next((r for r in parts if "closed" in r), {"opened": 0, "counts": [], "closed": 0})
-    pr = next((r for r in parts if "latencies" in r), {"latencies": [], "counts": []})
+    pr = next((r for r in parts if "latencies" in r), {"latencies": [], "read_lag": [], "counts": []})
     writes = len(write_lat)
     every = c["counts"] + pr["counts"]
     out.update(writes=writes, write_failures=failures, watchers=c["opened"] + len(pr["counts"]),
@@ -293,7 +318,8 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
                write_p50=_servers.percentile(write_lat, 50), write_p99=_servers.percentile(write_lat, 99),
                get_p99=_servers.percentile(got, 99), get_max=max(got or [0]),
                delivery_p50=_servers.percentile(pr["latencies"], 50),
-               delivery_p99=_servers.percentile(pr["latencies"], 99))
+               delivery_p99=_servers.percentile(pr["latencies"], 99),
+               probe_lag_p99=_servers.percentile(pr["read_lag"], 99))
     out["cpu_us_per_event"] = out["cpu_s"] / max(1, out["delivered"]) * 1e6
     out.update(writer_lag_p99=_servers.percentile(w["client_lag"], 99), writer_cpu_s=w["client_cpu_s"],
                probe_cpu_s=pr.get("client_cpu_s", 0.0), counter_cpu_s=c.get("client_cpu_s", 0.0))
@@ -312,8 +338,8 @@ def show(name: str, r: dict) -> None:
     print(f"  GET beside idle half-open sockets: {r['idle_get'] * ms:.1f} ms (inf = locked out)")
     print(f"  server CPU {r['cpu_s']:.1f} s = {r['cpu_us_per_event']:.1f} us per delivered event")
     print(f"  clients: CPU of the writer+GET process {r['writer_cpu_s']:.1f} s (lag p99 "
-          f"{r['writer_lag_p99'] * ms:.0f} ms), of the probes {r['probe_cpu_s']:.1f} s, of the counting "
-          f"watchers {r['counter_cpu_s']:.1f} s")
+          f"{r['writer_lag_p99'] * ms:.0f} ms), of the probes {r['probe_cpu_s']:.1f} s (read lag p99 "
+          f"{r['probe_lag_p99'] * ms:.1f} ms), of the counting watchers {r['counter_cpu_s']:.1f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -327,12 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="REF", help="also run the same load against commit REF")
     ap.add_argument("--no-control", dest="control", action="store_false",
                     help="skip the control run (this checkout, the same writes and GETs, no watchers)")
+    ap.add_argument("--server-cpus", metavar="LIST", help="keep the server on these CPUs (e.g. 0)")
+    ap.add_argument("--client-cpus", metavar="LIST",
+                    help="keep this script and its client processes on these CPUs (e.g. 1): with "
+                         "--server-cpus, whether the clients' CPU makes the server's tail")
+    ap.add_argument("--same-session", dest="own_session", action="store_false",
+                    help="run the server in this script's session (by default it has one of its own)")
     args = ap.parse_args(argv)
+    if args.client_cpus:
+        os.sched_setaffinity(0, _servers.cpus(args.client_cpus))
     print(f"{args.watchers} watchers, {args.rate:g} writes/s for {args.seconds:g} s; {_servers.load()}")
     runs = [("this checkout", None)] + ([(f"baseline {args.baseline}", args.baseline)] if args.baseline else [])
     for name, ref in runs:
         try:
-            with _servers.tree(ref) as source, _servers.server(source) as (url, pid):
+            with _servers.tree(ref) as source, _servers.server(source, own_session=args.own_session) as (url, pid):
                 show(name, run_load(url, pid, args, "w"))
         except (SystemExit, OSError) as exc:      # a baseline that cannot even start is a result too
             print(f"\n{name}: could not run: {str(exc).strip()[-500:]}")
@@ -340,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         # What the shared machine allows right now: the same writes and GETs with no watch open.
         # The latency figures above are the server's only as far as they exceed these.
         control = argparse.Namespace(**{**vars(args), "watchers": 0, "probes": 0, "idle": 0})
-        with _servers.server(_servers.ROOT) as (url, pid):
+        with _servers.server(_servers.ROOT, own_session=args.own_session) as (url, pid):
             r = run_load(url, pid, control, "c")
         print(f"\ncontrol (this checkout, no watchers, same writes and GETs): write p99 "
               f"{r['write_p99'] * 1000:.1f} ms, other client's GET p99 {r['get_p99'] * 1000:.1f} ms")
