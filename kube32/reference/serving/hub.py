@@ -22,9 +22,13 @@ if TYPE_CHECKING:
     from kube32.reference.store import Event
 
 RING = 4096
-# With many watches, events are gathered for this long before the loop writes them: one write per
-# watch carries several events (a socket write costs more than the rest of a delivery together).
+# With many watches, events are gathered before the loop writes them: one write per watch carries
+# several events (a socket write costs more than the rest of a delivery together). The window is
+# BATCH_WINDOW, or as long as the last fan-out took if that was longer (at most MAX_WINDOW): when the
+# server gets less CPU, a fan-out takes longer, the next one carries more events per write, and the
+# loop keeps at least half its time for requests instead of falling behind on writes.
 BATCH_WINDOW = 0.02
+MAX_WINDOW = 0.1
 BATCH_FROM = 64        # watches
 # Writes to the watches of one drain go out in slices of this many sockets, the loop's other work
 # (reading requests, writing answers) running between slices: 1,000 watches do not hold it for a
@@ -92,8 +96,8 @@ class WatchHub:
         self._last_rv: int | None = None          # the newest event drained
         self._by_res: dict[str, set[HubWatch]] = collections.defaultdict(set)
         self._watches = 0
-        self.delivered = 0                        # events written to watches (for the benchmarks)
         self._keepalive_timer = None
+        self._fanout = 0.0                        # seconds the last whole fan-out took (loop time)
 
     # -- any thread (the store's writers, under the store lock) ------------------------------------
     def publish(self, event: Event) -> None:
@@ -107,43 +111,57 @@ class WatchHub:
 
     def _wake(self) -> None:
         if self._watches >= BATCH_FROM:
-            self.loop.call_later(BATCH_WINDOW, self._drain)
+            self.loop.call_later(min(MAX_WINDOW, max(BATCH_WINDOW, self._fanout)), self._drain)
         else:
             self._drain()
 
     # -- the loop ----------------------------------------------------------------------------------
     def _drain(self) -> None:
+        """Pass on what has queued up. A plain watch (every event of its resource, in one namespace
+        or all, the shared encoding) gets one bytes object per drain, the same object for every
+        plain watch of that namespace; the others are matched event by event."""
         self._scheduled = False
-        queue, touched = self._queue, {}
-        while queue:
-            event = queue.popleft()
-            self._ring.append(event)
-            self._last_rv = event.rv
-            watchers = self._by_res.get(event.res)
+        events = list(self._queue)
+        self._queue.clear()
+        if not events:
+            return
+        self._ring.extend(events)
+        self._last_rv = events[-1].rv
+        by_res: dict[str, list[Event]] = {}
+        for event in events:
+            by_res.setdefault(event.res, []).append(event)
+        touched: dict[HubWatch, bool] = {}
+        for res, evs in by_res.items():
+            watchers = self._by_res.get(res)
             if not watchers:
                 continue
-            shared = None
+            frames = [chunk(e.line()) for e in evs]
+            joined: dict[str | None, bytes] = {}         # namespace (None: all) -> its plain bytes
             for w in watchers:
-                if (w.namespace is not None and w.namespace != event.namespace) \
-                        or (w.selective and not w.matches(event)):
+                if w.shared_encoding and not w.selective:
+                    data = joined.get(w.namespace)
+                    if data is None:
+                        data = joined[w.namespace] = b"".join(
+                            f for f, e in zip(frames, evs, strict=True)
+                            if w.namespace is None or w.namespace == e.namespace)
+                    if data:
+                        w.pending.append(data)
+                        touched[w] = True
                     continue
-                if w.shared_encoding:
-                    if shared is None:
-                        shared = w.frame(event)
-                    w.pending.append(shared)
-                else:
-                    w.pending.append(w.frame(event))
-                touched[w] = True
-        self._flush(list(touched))
+                for f, e in zip(frames, evs, strict=True):
+                    if (w.namespace is None or w.namespace == e.namespace) and (not w.selective or w.matches(e)):
+                        w.pending.append(f if w.shared_encoding else w.frame(e))
+                        touched[w] = True
+        self._flush(list(touched), self.loop.time())
 
-    def _flush(self, watches: list[HubWatch]) -> None:
+    def _flush(self, watches: list[HubWatch], began: float) -> None:
         for w in watches[:SLICE]:
-            if w.pending:       # (an earlier slice may have written them already: a later drain's)
-                self.delivered += len(w.pending)
-                if not w.flush():
-                    w.detach()
+            if w.pending and not w.flush():      # (an earlier slice may have written them already)
+                w.detach()
         if len(watches) > SLICE:
-            self.loop.call_soon(self._flush, watches[SLICE:])
+            self.loop.call_soon(self._flush, watches[SLICE:], began)
+        else:
+            self._fanout = self.loop.time() - began
 
     def add(self, w: HubWatch) -> None:
         """Register ``w`` (already attached): its head, the ring's events after its cursor, then live."""

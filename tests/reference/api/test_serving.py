@@ -18,6 +18,7 @@ import trustme
 from kube32.reference.config import Config
 from kube32.reference.serve import THREADS, start_in_thread
 from kube32.reference.serving import http as serving_http
+from kube32.reference.serving import hub as hub_module
 
 PODS = "/api/v1/namespaces/default/pods"
 TIMEOUT = 10      # a bound on waiting, not an assertion on time
@@ -224,3 +225,42 @@ def test_the_pool_grows_with_concurrent_requests_only():
     finally:
         release.set()
         server.stop()
+
+
+def test_one_drain_gives_each_kind_of_watch_exactly_its_events(server, monkeypatch):
+    """Several writes in one drain (a long window, batching from one watch): a watch of every
+    namespace, of one namespace, with a label selector, and of Table rows each get exactly their
+    events, in order, the plain ones from one shared encoding."""
+    monkeypatch.setattr(hub_module, "BATCH_FROM", 1)
+    monkeypatch.setattr(hub_module, "BATCH_WINDOW", 0.5)
+    requests.post(server.url + "/api/v1/namespaces", timeout=TIMEOUT,
+                  json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "drain-b"}})
+    rv = requests.get(server.url + "/api/v1/pods", timeout=TIMEOUT).json()["metadata"]["resourceVersion"]
+    table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+    paths = {"all": "/api/v1/pods", "a": "/api/v1/namespaces/default/pods", "b": "/api/v1/namespaces/drain-b/pods",
+             "labelled": "/api/v1/pods?labelSelector=app%3Dx", "table": "/api/v1/namespaces/default/pods"}
+    streams = {k: requests.get(f"{server.url}{p}{'&' if '?' in p else '?'}watch=true&resourceVersion={rv}",
+                               stream=True, timeout=TIMEOUT, headers={"Accept": table} if k == "table" else {})
+               for k, p in paths.items()}
+    writes = [("default", "d1", {}), ("drain-b", "b1", {"app": "x"}), ("default", "d2", {"app": "x"}),
+              ("drain-b", "b2", {})]
+    for ns, name, labels in writes:
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels},
+               "spec": {"nodeName": "x", "containers": [{"name": "c"}]}}
+        assert requests.post(f"{server.url}/api/v1/namespaces/{ns}/pods", json=pod, timeout=TIMEOUT).status_code == 201
+    expected = {"all": ["d1", "b1", "d2", "b2"], "a": ["d1", "d2"], "b": ["b1", "b2"], "labelled": ["b1", "d2"],
+                "table": ["d1", "d2"]}
+    try:
+        for k, names in expected.items():
+            lines = streams[k].iter_lines(chunk_size=1)
+            got = []
+            while len(got) < len(names):
+                line = next(line for line in lines if line.strip())
+                event = json.loads(line)
+                assert event["type"] == "ADDED"
+                obj = event["object"]
+                got.append(obj["rows"][0]["object"]["metadata"]["name"] if k == "table" else obj["metadata"]["name"])
+            assert got == names, k
+    finally:
+        for resp in streams.values():
+            resp.close()
