@@ -172,18 +172,31 @@ class Pool:
 
 
 class Meter:
-    """The client's own cost and lateness: CPU seconds of this process and how late the loop acted
-    against its schedule (a late loop means the CLIENT was starved, not that the server was slow)."""
+    """The client's own cost and lateness: CPU seconds of this process, seconds it waited runnable
+    for a CPU, and how late the loop acted against its schedule (a late loop means the CLIENT was
+    starved, not that the server was slow)."""
 
     def __init__(self) -> None:
-        self.cpu0 = _cpu()
+        self.cpu0, self.wait0 = _cpu(), _waited()
         self.lag: list[float] = []
 
     def late(self, due: float) -> None:
         self.lag.append(max(0.0, time.monotonic() - due))
 
     def result(self) -> dict:
-        return {"client_cpu_s": _cpu() - self.cpu0, "client_lag": self.lag}
+        return {"client_cpu_s": _cpu() - self.cpu0, "client_lag": self.lag, "client_wait_s": _waited() - self.wait0}
+
+
+def _waited() -> float:
+    """Seconds this process's threads have waited runnable for a CPU (Linux schedstat; 0 elsewhere)."""
+    total = 0
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/schedstat") as f:
+                total += int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return total / 1e9
 
 
 def _cpu() -> float:

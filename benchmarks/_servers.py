@@ -122,6 +122,19 @@ def cpu_share(seconds: float = 1.0) -> float:
     return (time.process_time() - c0) / (time.monotonic() - t0)
 
 
+def run_queue_wait(pid: int | str = "self") -> float:
+    """Seconds the threads of process ``pid`` have spent runnable but waiting for a CPU (taken by
+    other processes: ``/proc/PID/task/*/schedstat``, second field); threads that ended are not counted."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
+
+
 def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 

@@ -288,7 +288,7 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
     ready_p.wait(SETUP + 30)
     out["open_s"] = time.monotonic() - t_open
     time.sleep(1.0)
-    cpu0 = _servers.cpu_seconds(pid)
+    cpu0, wait0, wall0 = _servers.cpu_seconds(pid), _servers.run_queue_wait(pid), time.monotonic()
     [w] = _client.in_processes(write_and_get, [(port, args.rate, args.seconds, tag, f"{PODS}/{tag}-probe")],
                                timeout=args.seconds + 4 * TIMEOUT + 60)
     if not w or "write_lat" not in w:
@@ -297,6 +297,7 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
     write_lat, failures, got = w["write_lat"], w["failures"], w["get_lat"]
     time.sleep(args.drain)
     out["cpu_s"] = _servers.cpu_seconds(pid) - cpu0
+    out["wait_s"], out["wall_s"] = _servers.run_queue_wait(pid) - wait0, time.monotonic() - wall0
     stop.set()
     parts = []
     for _ in procs:
@@ -322,7 +323,8 @@ def run_load(url: str, pid: int, args, tag: str) -> dict:
                probe_lag_p99=_servers.percentile(pr["read_lag"], 99))
     out["cpu_us_per_event"] = out["cpu_s"] / max(1, out["delivered"]) * 1e6
     out.update(writer_lag_p99=_servers.percentile(w["client_lag"], 99), writer_cpu_s=w["client_cpu_s"],
-               probe_cpu_s=pr.get("client_cpu_s", 0.0), counter_cpu_s=c.get("client_cpu_s", 0.0))
+               probe_cpu_s=pr.get("client_cpu_s", 0.0), counter_cpu_s=c.get("client_cpu_s", 0.0),
+               clients_wait_s=sum(x.get("client_wait_s", 0.0) for x in (w, pr, c)))
     return out
 
 
@@ -336,10 +338,12 @@ def show(name: str, r: dict) -> None:
     print(f"  write    p50 {r['write_p50'] * ms:.1f} ms  p99 {r['write_p99'] * ms:.1f} ms   (target p99 <= 50)")
     print(f"  other client's GET p99 {r['get_p99'] * ms:.1f} ms, max {r['get_max'] * ms:.1f} ms   (target p99 <= 50)")
     print(f"  GET beside idle half-open sockets: {r['idle_get'] * ms:.1f} ms (inf = locked out)")
-    print(f"  server CPU {r['cpu_s']:.1f} s = {r['cpu_us_per_event']:.1f} us per delivered event")
+    print(f"  server CPU {r['cpu_s']:.1f} s = {r['cpu_us_per_event']:.1f} us per delivered event; its threads "
+          f"waited {r['wait_s']:.1f} s runnable for a CPU (in {r['wall_s']:.0f} s)")
     print(f"  clients: CPU of the writer+GET process {r['writer_cpu_s']:.1f} s (lag p99 "
           f"{r['writer_lag_p99'] * ms:.0f} ms), of the probes {r['probe_cpu_s']:.1f} s (read lag p99 "
-          f"{r['probe_lag_p99'] * ms:.1f} ms), of the counting watchers {r['counter_cpu_s']:.1f} s")
+          f"{r['probe_lag_p99'] * ms:.1f} ms), of the counting watchers {r['counter_cpu_s']:.1f} s; they "
+          f"waited {r['clients_wait_s']:.1f} s runnable")
 
 
 def main(argv: list[str] | None = None) -> int:

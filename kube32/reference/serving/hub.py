@@ -22,13 +22,11 @@ if TYPE_CHECKING:
     from kube32.reference.store import Event
 
 RING = 4096
-# With many watches, events are gathered before the loop writes them: one write per watch carries
-# several events (a socket write costs more than the rest of a delivery together). The window is
-# BATCH_WINDOW, or as long as the last fan-out took if that was longer (at most MAX_WINDOW): when the
-# server gets less CPU, a fan-out takes longer, the next one carries more events per write, and the
-# loop keeps at least half its time for requests instead of falling behind on writes.
+# With many watches, events are gathered for this long before the loop writes them: one write per
+# watch carries several events (a socket write costs more than the rest of a delivery together).
+# (A window that grew with the last fan-out's wall time was tried: under CPU contention it added its
+# own length to every delivery and saved little, as drains that overlap a slow fan-out already merge.)
 BATCH_WINDOW = 0.02
-MAX_WINDOW = 0.1
 BATCH_FROM = 64        # watches
 # Writes to the watches of one drain go out in slices of this many sockets, the loop's other work
 # (reading requests, writing answers) running between slices: 1,000 watches do not hold it for a
@@ -97,7 +95,6 @@ class WatchHub:
         self._by_res: dict[str, set[HubWatch]] = collections.defaultdict(set)
         self._watches = 0
         self._keepalive_timer = None
-        self._fanout = 0.0                        # seconds the last whole fan-out took (loop time)
 
     # -- any thread (the store's writers, under the store lock) ------------------------------------
     def publish(self, event: Event) -> None:
@@ -111,7 +108,7 @@ class WatchHub:
 
     def _wake(self) -> None:
         if self._watches >= BATCH_FROM:
-            self.loop.call_later(min(MAX_WINDOW, max(BATCH_WINDOW, self._fanout)), self._drain)
+            self.loop.call_later(BATCH_WINDOW, self._drain)
         else:
             self._drain()
 
@@ -152,16 +149,14 @@ class WatchHub:
                     if (w.namespace is None or w.namespace == e.namespace) and (not w.selective or w.matches(e)):
                         w.pending.append(f if w.shared_encoding else w.frame(e))
                         touched[w] = True
-        self._flush(list(touched), self.loop.time())
+        self._flush(list(touched))
 
-    def _flush(self, watches: list[HubWatch], began: float) -> None:
+    def _flush(self, watches: list[HubWatch]) -> None:
         for w in watches[:SLICE]:
             if w.pending and not w.flush():      # (an earlier slice may have written them already)
                 w.detach()
         if len(watches) > SLICE:
-            self.loop.call_soon(self._flush, watches[SLICE:], began)
-        else:
-            self._fanout = self.loop.time() - began
+            self.loop.call_soon(self._flush, watches[SLICE:])
 
     def add(self, w: HubWatch) -> None:
         """Register ``w`` (already attached): its head, the ring's events after its cursor, then live."""
