@@ -8,9 +8,9 @@ Everything here is pure and cheap: linear in the size of the body, never in the 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Iterator
 
 from kube32.spec import quantities
 
@@ -139,19 +139,30 @@ NONNEGATIVE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def values_at(obj: object, path: str) -> Iterator[tuple[str, object]]:
+def values_at(obj: object, path: str) -> list[tuple[str, object]]:
     """(field path, value) for every value at a dotted ``path`` ("*" walks each list item)."""
-    def walk(node: object, parts: list[str], where: str) -> Iterator[tuple[str, object]]:
-        if not parts:
-            yield where, node
-            return
-        head, rest = parts[0], parts[1:]
+    found: list[tuple[str, object]] = []
+    _walk(obj, _parts(path), 0, "", found)
+    return found
+
+
+@functools.cache
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
+
+
+def _walk(node: object, parts: tuple[str, ...], i: int, where: str, found: list) -> None:
+    while i < len(parts):
+        head = parts[i]
         if head == "*":
-            for i, item in enumerate(node if isinstance(node, list) else []):
-                yield from walk(item, rest, f"{where}[{i}]")
-        elif isinstance(node, dict) and head in node:
-            yield from walk(node[head], rest, f"{where}.{head}" if where else head)
-    return walk(obj, path.split("."), "")
+            if isinstance(node, list):
+                for k, item in enumerate(node):
+                    _walk(item, parts, i + 1, f"{where}[{k}]", found)
+            return
+        if not (isinstance(node, dict) and head in node):
+            return
+        node, where, i = node[head], f"{where}.{head}" if where else head, i + 1
+    found.append((where, node))
 
 
 def _is_int(v: object) -> bool:
