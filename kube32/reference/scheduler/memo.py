@@ -50,8 +50,9 @@ class ShapeMemo:
         changes = cache.changes
         if self.epoch == cache.epoch and self.seen == len(changes):
             return
-        if self.epoch != cache.epoch or len(changes) - self.seen > len(nodes) // 2:
-            self.rejected, self.scores, self.ranking = {}, {}, Ranking()
+        full = self.epoch != cache.epoch or len(changes) - self.seen > len(nodes) // 2
+        if full:
+            self.rejected, self.scores = {}, {}
             todo = nodes
         else:
             names = dict.fromkeys(changes[self.seen:])
@@ -65,7 +66,11 @@ class ShapeMemo:
             self.rejected[node.name] = status
         for node, score in zip(passed, scores, strict=True):
             self.scores[node.name] = score
-            self.ranking.add(node, score, tie_key(node))
+        if full:
+            self.ranking = Ranking.of(passed, scores, tie_key)
+        else:
+            for node, score in zip(passed, scores, strict=True):
+                self.ranking.add(node, score, tie_key(node))
         self.epoch, self.seen = cache.epoch, len(changes)
 
 

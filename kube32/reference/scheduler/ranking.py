@@ -46,10 +46,16 @@ class Ranking:
     def of(cls, nodes: Iterable[framework.NodeInfo], scores: Iterable[float], tie_key) -> Ranking:
         ranking = cls()
         for node, score in zip(nodes, scores, strict=True):
-            ranking.add(node, score, tie_key(node))
+            ranking._place(node, score, tie_key(node), list.append)
+        for names in ranking._names.values():       # sorted once, not kept sorted node by node
+            names.sort()
+        ranking._scores.sort()
         return ranking
 
     def add(self, node: framework.NodeInfo, score: float, key: Hashable) -> None:
+        self._place(node, score, key, bisect.insort)
+
+    def _place(self, node: framework.NodeInfo, score: float, key: Hashable, put) -> None:
         group_key = (score, key)
         group = self.groups.get(group_key)
         if group is None:
@@ -58,11 +64,11 @@ class Ranking:
             at = self._at.get(score)
             if at is None:
                 at = self._at[score] = {}
-                bisect.insort(self._scores, score)
+                put(self._scores, score)
             at[group_key] = None
         name = node.name
         group[name] = node
-        bisect.insort(self._names[group_key], name)
+        put(self._names[group_key], name)
         self._where[name] = group_key
         self._counts[score] = self._counts.get(score, 0) + 1
 

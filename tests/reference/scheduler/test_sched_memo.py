@@ -134,8 +134,11 @@ def test_top_names_equal_a_full_sort():
 def test_ranking_queries_equal_a_scan_after_random_adds_and_removes():
     """The kept orders (scores sorted, each group's names sorted) answer as a pass over every node."""
     rnd = random.Random(5)
-    ranked = ranking.Ranking()
-    live: dict[str, tuple[float, int]] = {}
+    live: dict[str, tuple[float, int]] = {f"n{i:02d}": (float(rnd.choice([2, 7, 9])), rnd.randint(0, 2))
+                                          for i in rnd.sample(range(61), 30)}
+    keys = dict(live)
+    ranked = ranking.Ranking.of([types.SimpleNamespace(name=n) for n in live], [sk[0] for sk in live.values()],
+                                lambda node: keys[node.name][1])        # built at once, then kept node by node
     for step in range(3000):
         name = f"n{rnd.randint(0, 60):02d}"
         if name in live and rnd.random() < 0.5:
