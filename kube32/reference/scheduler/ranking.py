@@ -37,9 +37,9 @@ class Ranking:
         # a group's exact score for the pod shape the ranking is kept for (Scheduler.select_host)
         self.exact: dict[Key, object] = {}
         self._where: dict[str, Key] = {}
-        self._names: dict[Key, list[str]] = {}      # a group's names, sorted
+        self._names: dict[Key, list[str]] = {}      # a group's names, sorted (once asked for: _sorted)
         self._scores: list[float] = []              # the distinct scores, ascending
-        self._at: dict[float, dict[Key, None]] = {}  # score -> its groups
+        self._at: dict[float, list[Key]] = {}        # score -> its groups
         self._counts: dict[float, int] = {}         # score -> nodes with it
 
     @classmethod
@@ -47,9 +47,7 @@ class Ranking:
         ranking = cls()
         for node, score in zip(nodes, scores, strict=True):
             ranking._place(node, score, tie_key(node), list.append)
-        for names in ranking._names.values():       # sorted once, not kept sorted node by node
-            names.sort()
-        ranking._scores.sort()
+        ranking._scores.sort()                      # sorted once, not kept sorted node by node
         return ranking
 
     def add(self, node: framework.NodeInfo, score: float, key: Hashable) -> None:
@@ -60,15 +58,17 @@ class Ranking:
         group = self.groups.get(group_key)
         if group is None:
             group = self.groups[group_key] = {}
-            self._names[group_key] = []
             at = self._at.get(score)
             if at is None:
-                at = self._at[score] = {}
+                self._at[score] = [group_key]
                 put(self._scores, score)
-            at[group_key] = None
+            else:
+                at.append(group_key)
         name = node.name
         group[name] = node
-        put(self._names[group_key], name)
+        names = self._names.get(group_key)
+        if names is not None:
+            bisect.insort(names, name)
         self._where[name] = group_key
         self._counts[score] = self._counts.get(score, 0) + 1
 
@@ -78,14 +78,16 @@ class Ranking:
             return
         group = self.groups[group_key]
         del group[name]
-        names = self._names[group_key]
-        del names[bisect.bisect_left(names, name)]
+        names = self._names.get(group_key)
+        if names is not None:
+            del names[bisect.bisect_left(names, name)]
         score = group_key[0]
         if not group:
-            del self.groups[group_key], self._names[group_key]
+            del self.groups[group_key]
+            self._names.pop(group_key, None)
             self.exact.pop(group_key, None)
             at = self._at[score]
-            del at[group_key]
+            at.remove(group_key)
             if not at:
                 del self._at[score], self._scores[bisect.bisect_left(self._scores, score)]
         left = self._counts.pop(score) - 1
@@ -103,8 +105,14 @@ class Ranking:
 
     def ends(self, key: Key) -> tuple[str, str]:
         """The first and the last name of a group in byte order."""
-        names = self._names[key]
+        names = self._sorted(key)
         return names[0], names[-1]
+
+    def _sorted(self, key: Key) -> list[str]:
+        names = self._names.get(key)
+        if names is None:
+            names = self._names[key] = sorted(self.groups[key])
+        return names
 
     def best(self) -> float:
         return self._scores[-1]
@@ -119,9 +127,9 @@ class Ranking:
             keys = self._at[score]
             if self._counts[score] <= left:
                 for key in keys:
-                    out.extend(self._names[key])
+                    out.extend(self.groups[key])
                 if len(out) == count:
                     return out
             else:          # the cut: the first names of the groups at this score
-                return out + list(itertools.islice(heapq.merge(*(self._names[key][:left] for key in keys)), left))
+                return out + list(itertools.islice(heapq.merge(*(self._sorted(key)[:left] for key in keys)), left))
         return out
