@@ -13,8 +13,6 @@ import os
 import sys
 from importlib import metadata
 
-import argcomplete
-
 from kube32.spec import profiles
 
 DISTRIBUTION = "kube32-conformance"
@@ -415,7 +413,10 @@ def main(argv: list[str] | None = None) -> int:
     # process target) then imports none of the other commands' modules (~0.3 s of CPU).
     completing = "_ARGCOMPLETE" in os.environ
     parser = build_parser(words[0] if words and words[0] in COMMANDS and not completing else None)
-    argcomplete.autocomplete(parser)   # answers the shell's completion request and exits; else a no-op
+    if completing:              # argcomplete answers the shell's completion request and exits
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -1,4 +1,4 @@
-"""ApiClient: the one way the runner talks to a target's API (requests over real HTTP).
+"""ApiClient: the one way the runner talks to a target's API (real HTTP: transport.py).
 
 Every object the target returns is validated against the kube32 JSON Schemas; a violation names
 the field and counts as a failure of the target.
@@ -22,6 +22,7 @@ from kube32.conformance.errors import (
     TlsRefused,
 )
 from kube32.conformance.kinds import kind as kind_of
+from kube32.conformance.transport import Transport
 from kube32.spec import validate as schema
 
 TIMEOUT = 30.0                                  # seconds one request may take (--request-timeout)
@@ -41,15 +42,12 @@ class ApiClient:
                  timeout: float = TIMEOUT, verify: bool | str = True,
                  cert: tuple[str, str] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        self.session = requests.Session()
-        # requests reads the environment (proxies, CA bundle, ~/.netrc) on every request when it trusts
-        # it: ~5 % of a manual-clock run's CPU. The client reads it once per target URL instead (_environment).
-        self.session.trust_env = False
+        self.transport = Transport()
+        # requests reads the environment (proxies, CA bundle, ~/.netrc) on every request: ~5 % of a
+        # manual-clock run's CPU. The client reads it once per target URL instead (_environment).
         self._env: tuple[tuple, dict] | None = None
-        self.session.verify = verify
-        self.session.cert = cert
-        if token:
-            self.session.headers["Authorization"] = f"Bearer {token}"
+        self.verify, self.cert = verify, cert
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.validate = validate
         # callables (method, path, body) told of every valid object the target returns (observations.py)
         self.observers: list = []
@@ -64,6 +62,8 @@ class ApiClient:
         repeated safely (a clock set, a cleanup delete); reads are idempotent by default."""
         __tracebackhide__ = True
         kw.setdefault("timeout", self.timeout)
+        kw["headers"] = {**self.headers, **kw["headers"]} if kw.get("headers") else self.headers
+        kw.setdefault("cert", self.cert)
         for key, value in self._environment().items():
             kw.setdefault(key, value)
         repeatable = method in SAFE_METHODS if idempotent is None else idempotent
@@ -73,7 +73,7 @@ class ApiClient:
                 time.sleep(pause)
             try:
                 sent = time.monotonic()
-                resp = self.session.request(method, self.base_url + path, **kw)
+                resp = self.transport.send(method, self.base_url + path, **kw)
                 for hook in self.round_trips:
                     hook(method, time.monotonic() - sent)
             except requests.exceptions.SSLError as exc:
@@ -97,13 +97,13 @@ class ApiClient:
         """What requests would take from the environment for a request to this target, as it would:
         HTTP(S)_PROXY/ALL_PROXY unless NO_PROXY names the host; REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE
         unless the client was given its own CA (or verify=False); ~/.netrc credentials for the host."""
-        key = (self.base_url, self.session.verify)
+        key = (self.base_url, self.verify)
         if self._env is None or self._env[0] != key:
-            verify = self.session.verify
+            verify = self.verify
             if verify is True:
                 verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
             env = {"proxies": requests.utils.get_environ_proxies(self.base_url), "verify": verify}
-            netrc = requests.utils.get_netrc_auth(self.base_url) if self.session.auth is None else None
+            netrc = requests.utils.get_netrc_auth(self.base_url)
             if netrc:
                 env["auth"] = netrc
             self._env = (key, env)

@@ -15,12 +15,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-
-import requests
+from typing import TYPE_CHECKING
 
 from kube32.conformance import kubeconfig
 from kube32.conformance.errors import ApiStatusError, TargetUnavailable
-from kube32.conformance.kubelets import simulated
+
+if TYPE_CHECKING:   # imported where boards are simulated: pydantic and requests cost a plain serve ~0.2 s
+    from kube32.conformance.kubelets import simulated
 
 log = logging.getLogger(__name__)
 EXIT_USAGE = 2
@@ -49,6 +50,8 @@ def _probe(url: str, verify: bool | str) -> bool:
     """Does the server answer yet? (Only a readiness probe: the boards verify with the CA.)"""
     import warnings
 
+    import requests
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")      # urllib3's InsecureRequestWarning for verify=False
         return requests.get(url + "/version", timeout=1, verify=verify).ok
@@ -66,6 +69,8 @@ class DevCluster:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> DevCluster:
+        if not self.boards and not self.kubeconfig_path:
+            return self              # nothing to do once the server answers
         self._thread = threading.Thread(target=self._when_up, name="kube32-devcluster", daemon=True)
         self._thread.start()
         return self
@@ -73,6 +78,8 @@ class DevCluster:
     def _when_up(self) -> None:
         """Once the server answers: register the boards, start them, then write the kubeconfig, so
         that a kubeconfig on disk means a cluster ready to use."""
+        import requests
+
         deadline = time.monotonic() + READY_TIMEOUT
         while not self._stop.is_set() and time.monotonic() < deadline:
             try:
@@ -84,6 +91,8 @@ class DevCluster:
         else:
             return
         if self.boards:
+            from kube32.conformance.kubelets import simulated
+
             self.fleet = simulated.Fleet(self.url, self.boards, stages=self.stages, profile=self.profile,
                                          certificates=self.certificates)
             try:
@@ -132,16 +141,19 @@ def prepare(args: argparse.Namespace, config) -> DevCluster:
             raise _fail(f"--data-dir {args.data_dir}: the folder {parent} does not exist")
     boards: list[simulated.Board] = []
     stages = None
-    try:
-        if args.nodes_file:
-            boards += simulated.load_nodes_file(args.nodes_file)
-        if args.nodes < 0:
-            raise simulated.SimulationError(f"--nodes {args.nodes}: a count of boards is 0 or more")
-        boards += simulated.default_boards(args.nodes)
-        if args.stages:
-            stages = simulated.load_stages(args.stages)
-    except simulated.SimulationError as exc:
-        raise _fail(str(exc)) from None
+    if args.nodes_file or args.nodes or args.stages:
+        from kube32.conformance.kubelets import simulated
+
+        try:
+            if args.nodes_file:
+                boards += simulated.load_nodes_file(args.nodes_file)
+            if args.nodes < 0:
+                raise simulated.SimulationError(f"--nodes {args.nodes}: a count of boards is 0 or more")
+            boards += simulated.default_boards(args.nodes)
+            if args.stages:
+                stages = simulated.load_stages(args.stages)
+        except simulated.SimulationError as exc:
+            raise _fail(str(exc)) from None
     if boards and args.clock == "manual":
         raise _fail("simulated boards renew their Leases on the wall clock; use them with --clock real")
     names = [b.name for b in boards]

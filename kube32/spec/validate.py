@@ -17,11 +17,15 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+
+from kube32.spec import checkcache
+
+if TYPE_CHECKING:   # jsonschema (~0.1 s to import) walks only an object the fast check refused
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["SchemaError", "SchemaViolation", "assert_valid", "known_kinds", "validate"]
 
@@ -61,11 +65,14 @@ def _schemas() -> dict[str, dict]:
 
 
 @functools.cache
+def _validator(kind: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(_schemas()[kind])   # the schemas themselves are checked in tests/spec
+
+
 def _validators() -> dict[str, Draft202012Validator]:
-    validators = {}
-    for kind, schema in _schemas().items():   # the schemas themselves are checked in tests/spec
-        validators[kind] = Draft202012Validator(schema)
-    return validators
+    return {kind: _validator(kind) for kind in _schemas()}
 
 
 _compiled: dict[str, Any] = {}
@@ -74,15 +81,15 @@ _compiling = threading.Lock()
 
 def _fast_check(kind: str):
     """A compiled yes/no check (fastjsonschema: ~60x faster than walking the schema). Only when it
-    says no does jsonschema walk the object to name every violation. Compiled once per process, when
-    the kind is first checked (all 24 kinds cost ~2 s of CPU, a server uses a few of them): threads
-    that ask while it compiles wait for it."""
+    says no does jsonschema walk the object to name every violation. Made once per process, when the
+    kind is first checked, from the code compiled for the same schema before (checkcache.py; all 24
+    kinds cost ~1.4 s of CPU to compile, ~10 ms to load): threads that ask meanwhile wait for it."""
     check = _compiled.get(kind)
     if check is None:
         with _compiling:
             check = _compiled.get(kind)
-            if check is None:       # never write defaults into the object
-                check = _compiled[kind] = fastjsonschema.compile(_fast_schema(kind), use_default=False)
+            if check is None:
+                check = _compiled[kind] = checkcache.check(_fast_schema(kind))
     return check
 
 
@@ -124,7 +131,7 @@ def _is_valid(kind: str, obj: Any) -> bool:
 
 
 def known_kinds() -> frozenset[str]:
-    return frozenset(_validators())
+    return frozenset(_schemas())
 
 
 def _path(parts: Iterable[Any]) -> str:
@@ -185,11 +192,11 @@ def validate(obj: Any) -> list[SchemaViolation]:
     if not isinstance(obj, dict):
         return [SchemaViolation("", f"{obj!r} is not of type 'object'")]
     kind = obj.get("kind")
-    validators = _validators()
-    if isinstance(kind, str) and kind in validators:
+    schemas = _schemas()
+    if isinstance(kind, str) and kind in schemas:
         if _is_valid(kind, obj):
             return []
-        return sorted(_violations(validators[kind], obj, []), key=_order)
+        return sorted(_violations(_validator(kind), obj, []), key=_order)
     if isinstance(kind, str) and kind.endswith("List"):
         items = obj.get("items")
         if not isinstance(items, list):
@@ -198,8 +205,8 @@ def validate(obj: Any) -> list[SchemaViolation]:
         out: list[SchemaViolation] = []
         for i, item in enumerate(items):
             this_kind = item.get("kind", item_kind) if isinstance(item, dict) else item_kind
-            if this_kind in validators and not _is_valid(this_kind, item):
-                out += _violations(validators[this_kind], item, ["items", i])
+            if this_kind in schemas and not _is_valid(this_kind, item):
+                out += _violations(_validator(this_kind), item, ["items", i])
         return sorted(out, key=_order)
     return []
 

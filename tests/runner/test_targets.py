@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 import requests
 
+from kube32.conformance.errors import TargetUnavailable
 from kube32.conformance.targets.process import ServeProcess
 from kube32.spec import profiles
 from tests.conftest import feature_dir, run_features, statuses
@@ -74,23 +75,30 @@ def test_plain_url_target_disables_restart(features, pytester, tmp_path):
     assert doc["target"]["clock"] == "manual"
 
 
-def test_a_port_taken_before_serve_binds_it_moves_the_server(tmp_path):
-    """The port is picked before the child binds it: another process's server may take it in between
-    and even answer /version, then go away (on a busy machine one --jobs worker's whole share of the
-    run then errored). The child gets another port; the probe never counts the other server."""
+def test_serve_listens_where_the_system_puts_it_and_a_restart_keeps_the_port(tmp_path):
+    """A first start listens on port 0 (no other process can take a picked port before the child
+    binds it) and reads the port from serve's log; a restart keeps it, the clients know it. When
+    another process took it meanwhile, the restart says so instead of answering from elsewhere."""
     server = ServeProcess(profiles.load("simulator"), clock="manual", data_dir=str(tmp_path))
-    taken = server.port
-    other = HTTPServer(("127.0.0.1", taken), _Answers)
-    threading.Thread(target=other.serve_forever, daemon=True).start()
+    server.start(clock_start=1767225600.0)
     try:
-        server.start(clock_start=1767225600.0)
-        assert server.port != taken
+        port = server.port
+        assert port and server.url == f"http://127.0.0.1:{port}"
         assert requests.get(server.url + "/version", timeout=30).json()["gitVersion"].endswith("kube32.0")
+        server.kill()
+        server.start(clock_start=1767225600.0)
+        assert server.port == port and requests.get(server.url + "/version", timeout=30).ok
+        server.kill()
+        other = HTTPServer(("127.0.0.1", port), _Answers)
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            with pytest.raises(TargetUnavailable, match=f"port {port} is taken"):
+                server.start(clock_start=1767225600.0)
+        finally:
+            other.shutdown()
+            other.server_close()
     finally:
-        other.shutdown()
-        other.server_close()
         server.stop()
-    assert b"Address already in use" in (tmp_path / "serve.log").read_bytes()
 
 
 class _Answers(BaseHTTPRequestHandler):

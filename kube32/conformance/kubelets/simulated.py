@@ -274,8 +274,8 @@ class Fleet:
         api = ApiClient(server, token=token, validate=False)
         if self.certificates:
             d = Path(self.certificates)
-            api.session.verify = str(d / "ca.crt")
-            api.session.cert = (str(d / f"{identity}.crt"), str(d / f"{identity}.key"))
+            api.verify = str(d / "ca.crt")
+            api.cert = (str(d / f"{identity}.crt"), str(d / f"{identity}.key"))
         return api
 
     def start(self) -> Fleet:

@@ -5,9 +5,9 @@ where it stopped). Scenarios share it like any HTTP target."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,15 +22,8 @@ from kube32.spec import profiles
 from kube32.spec.profiles import Profile
 
 BOOT_TIMEOUT = 120.0   # a loaded machine starting one serve per --jobs worker at once is slow to import
-PORT_TRIES = 3
-LISTENING = b"kube32 reference listening on "     # serve's log line once its socket listens
+LISTENING = re.compile(rb"kube32 reference listening on https?://[^\s:]+:(\d+)")   # serve's line once it listens
 PORT_TAKEN = b"Address already in use"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None,
@@ -49,56 +42,47 @@ def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_
 
 
 class ServeProcess:
-    """One `serve` child process on a fixed port and data dir (``fsync=False``: ``--unsafe-no-fsync``)."""
+    """One `serve` child process on a data dir (``fsync=False``: ``--unsafe-no-fsync``). Its first
+    start listens on a port the system picks (port 0: no other process can take it between a pick and
+    the bind) and reads it from serve's log; restarts keep that port, the clients know it."""
 
     def __init__(self, profile: Profile, clock: str = "manual", data_dir: str | None = None,
                  fsync: bool = True) -> None:
         self.profile, self.clock, self.fsync = profile, clock, fsync
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="kube32-serve-")
         self._owns_dir = data_dir is None
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0
+        self.url = "http://127.0.0.1:0"      # the real one once started
         self.proc: subprocess.Popen | None = None
         self.extra_args: list[str] = []      # e.g. the simulator's --not-ready-timeout 6
         self.started = False
         self.log_path = os.path.join(self.data_dir, "serve.log")
 
     def start(self, clock_start: float | None = None) -> None:
-        """Start the child; ready once it has said it listens and /version answers. The port is
-        picked before the child binds it, so another process may take it in between (and a probe
-        alone could be answered by that one's server, gone a moment later); a first start then
-        moves to another port. A restart keeps its port: the clients know it."""
-        for _ in range(PORT_TRIES):
-            if self._boot(clock_start):
-                return
-            if self.started:
-                break
-            self.port = free_port()
-            self.url = f"http://127.0.0.1:{self.port}"
-        raise TargetUnavailable(f"serve could not listen on 127.0.0.1:{self.port}; log: {self.tail()}")
-
-    def _boot(self, clock_start: float | None) -> bool:
-        """Start the child and wait until it is ready (True) or found its port taken (False)."""
+        """Start the child; ready once it has said it listens and /version answers."""
         offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
         self.proc = subprocess.Popen(serve_command(self.port, self.data_dir, self.profile, self.clock,
                                                    clock_start, self.fsync) + self.extra_args,
                                      stdout=log, stderr=subprocess.STDOUT)
+        log.close()
         deadline = time.monotonic() + BOOT_TIMEOUT
         while time.monotonic() < deadline:
             said = self._log_from(offset)
             if self.proc.poll() is not None:
-                if PORT_TAKEN in said:
-                    return False
-                raise TargetUnavailable(f"serve exited with {self.proc.returncode}; log: {self.tail()}")
-            if LISTENING in said:
+                taken = f" (port {self.port} is taken: a restart keeps its port)" if PORT_TAKEN in said else ""
+                raise TargetUnavailable(f"serve exited with {self.proc.returncode}{taken}; log: {self.tail()}")
+            listening = LISTENING.search(said)
+            if listening:
+                self.port = int(listening.group(1))
+                self.url = f"http://127.0.0.1:{self.port}"
                 try:
                     requests.get(self.url + "/version", timeout=1)
                     self.started = True
-                    return True
+                    return
                 except requests.RequestException:
                     pass
-            time.sleep(0.05)
+            time.sleep(0.02)
         raise TargetUnavailable(f"serve did not answer within {BOOT_TIMEOUT} s; log: {self.tail()}")
 
     def _log_from(self, offset: int) -> bytes:
@@ -150,7 +134,7 @@ class ProcessTarget(HttpTarget):
 
         start = self.clock_start if self.clock_start is not None else EPOCH
         self.process.start(start if self.process.clock == "manual" else None)
-        self.url = self.api.base_url = self.process.url     # the port it got (see ServeProcess.start)
+        self.url = self.api.base_url = self.process.url     # the port it listens on (ServeProcess)
         try:
             super().start()
         except TargetUnavailable as exc:
