@@ -16,6 +16,7 @@ from importlib import metadata
 from kube32.spec import profiles
 
 DISTRIBUTION = "kube32-conformance"
+AUTO = "auto"         # run --jobs auto (parallel.auto_jobs)
 # pytest plugins a run never uses: not loaded, so neither the run nor each of its xdist workers pays
 # their import (hypothesis + schemathesis alone cost 2-4 s of CPU per process)
 UNUSED_PLUGINS = ("cacheprovider", "labgrid", "hypothesispytest", "schemathesis", "benchmark", "anyio",
@@ -142,7 +143,7 @@ def _list(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from kube32.conformance import preflight
 
-    if args.rig and len(args.rig) > 1 and args.jobs > len(args.rig):
+    if args.rig and len(args.rig) > 1 and args.jobs != AUTO and args.jobs > len(args.rig):
         print(f"kube32-conformance run: --jobs {args.jobs} with {len(args.rig)} --rig: scenarios run in "
               "parallel one rig each (give as many --rig files as jobs); with several rigs, one rig's "
               "boards are not spread over several scenarios at once", file=sys.stderr)
@@ -186,6 +187,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.tags:
         argv += ["-m", args.tags]
     chosen = _chosen(args)
+    if args.jobs == AUTO:
+        from kube32.conformance import parallel
+
+        own = not args.rig and not args.kubeconfig and parallel.own_manual_target(args.target)
+        args.jobs, args.auto_jobs = (parallel.auto_jobs(len(chosen)) if own else 1), True
     if args.rig and len(args.rig) == 1 and args.jobs > 1:   # one rig's node boards shared out (rig_jobs.py)
         args.jobs = _rig_workers(args.rig[0], chosen, args.jobs)
     if args.jobs > 1 and not (args.rig and len(args.rig) > 1):
@@ -197,6 +203,18 @@ def _run(args: argparse.Namespace) -> int:
     narrowed = {sc.feature for sc in chosen} if args.clause or args.area or args.tags else None
     with suite.binding(narrowed):
         return int(pytest.main(argv + list(args.pytest_args or [])))
+
+
+def _jobs(text: str) -> str | int:
+    if text == AUTO:
+        return AUTO
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers or auto") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{jobs}: at least 1 worker")
+    return jobs
 
 
 def _parallel(workers: int) -> list[str]:
@@ -248,7 +266,8 @@ def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
     real = estimate.run_seconds(timed, profile, manual=False, jobs=jobs, alone=alone)
     manual = estimate.run_seconds(timed, profile, manual=True, jobs=jobs, alone=alone)
     where = f"{len(chosen)} scenarios, profile {profile.name}, " + (
-        f"{jobs} rigs" if args.rig and len(args.rig) > 1 else f"--jobs {args.jobs}")
+        f"{jobs} rigs" if args.rig and len(args.rig) > 1
+        else f"--jobs {args.jobs}" + (" (auto)" if getattr(args, "auto_jobs", False) else ""))
     if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
         return f"kube32-conformance: {where}: {estimate.say(real)} on a real clock"
     if args.clock == "manual" or target in ("reference", "process") or target.startswith("process@"):
@@ -270,10 +289,12 @@ def add_run(sub) -> None:
     p.add_argument("--rig", metavar="FILE", action="append",
                    help="run on the hardware rig described by FILE (see README); repeat for several rigs "
                         "in parallel (one pytest-xdist worker each, one merged report)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--jobs", type=_jobs, default=AUTO, metavar="N",
                    help="run scenarios in N parallel workers (pytest-xdist), each with its own target "
                         "(reference, process, process:real) or sharing an http(s) URL or one --rig's "
-                        "control plane (each worker with node boards of its own); one report")
+                        "control plane (each worker with node boards of its own); one report. Default "
+                        "auto: for reference and process, one worker per core while each gets 60 "
+                        "scenarios or more; otherwise 1")
     p.add_argument("--profile", choices=profiles.NAMES, default=None,
                    help="the target's timing profile (default simulator; hardware for rigs)")
     p.add_argument("--profile-set", action="append", metavar="FIELD=SECONDS",

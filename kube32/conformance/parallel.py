@@ -33,12 +33,33 @@ from kube32.conformance.suite import NEEDS_PREFIX
 from kube32.conformance.targets.base import EXCLUSIVE_NODES, RESTART
 
 ALONE_NEEDS = frozenset({EXCLUSIVE_NODES, RESTART})
+# --jobs auto: a worker's start (interpreter, pytest, plugins, collecting the features) costs about
+# the CPU of 25 manual-clock scenarios, so a worker is worth its start from ~60 scenarios on
+AUTO_SCENARIOS_PER_WORKER = 60
 LOCK_KEY = "kube32_lock"          # workerinput: the run's lock file (made by the controller)
 
 
 # What a scenario reads that counts every node of the cluster (FailedScheduling messages "0/2 nodes
 # are available: ...", which change, and so start a new event, whenever any node comes or goes)
 COUNTS_EVERY_NODE = re.compile(r'FailedScheduling|nodes are available|PodScheduled condition of pod "[^"]*" says')
+
+
+def own_manual_target(target: str) -> bool:
+    """Does every worker start a target of its own that runs on a manual clock (``reference``,
+    ``process[@START]``)? Its scenarios then share nothing with another worker's, and take CPU,
+    not waiting: what ``--jobs auto`` spreads over the cores."""
+    return target == "reference" or target.partition("@")[0] in ("process", "process:manual")
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def auto_jobs(scenarios: int) -> int:
+    """``--jobs auto`` for a target of each worker's own on a manual clock: one worker per usable
+    core, as long as each gets AUTO_SCENARIOS_PER_WORKER scenarios (a few scenarios run faster in
+    this process than in workers that must start first)."""
+    return max(1, min(usable_cores(), scenarios // AUTO_SCENARIOS_PER_WORKER))
 
 
 def runs_alone(tags, text: str | None = None) -> bool:

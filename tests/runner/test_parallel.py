@@ -36,6 +36,20 @@ def test_runs_alone_follows_the_capability_tags_and_what_the_scenario_reads():
     assert not parallel.runs_alone({"clause-X"}, 'a "Warning" event "FailedScheduling" about pod "p" says:')
 
 
+def test_jobs_auto_uses_the_cores_only_for_targets_of_each_workers_own_on_a_manual_clock(monkeypatch):
+    """--jobs auto (the default): a worker per core for reference/process runs big enough to pay for
+    the workers' start; a shared URL, a real clock or a rig keep one worker unless told otherwise."""
+    assert parallel.own_manual_target("reference") and parallel.own_manual_target("process")
+    assert parallel.own_manual_target("process@1767225600.3") and parallel.own_manual_target("process:manual")
+    for shared_or_real in ("process:real", "http://127.0.0.1:6443", "https://k/", "rig:r.yaml"):
+        assert not parallel.own_manual_target(shared_or_real)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    per = parallel.AUTO_SCENARIOS_PER_WORKER
+    assert [parallel.auto_jobs(n) for n in (0, 1, per, 2 * per - 1, 2 * per, 300)] == [1, 1, 1, 1, 2, 2]
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 16)
+    assert parallel.auto_jobs(310) == 310 // per
+
+
 FEATURE = textwrap.dedent('''
     Feature: parallel
       Background:
