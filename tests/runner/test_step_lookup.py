@@ -1,6 +1,7 @@
 """The remembered step lookup (kube32/conformance/steplookup.py) finds, for every step of real
-scenarios, exactly the step definitions pytest-bdd's own lookup finds; a step text no definition
-parses stays undefined."""
+scenarios, exactly the step definitions pytest-bdd's own lookup finds (and its search of the listed
+definitions the ones pytest-bdd's search does, in its order); a step text no definition parses stays
+undefined."""
 
 from __future__ import annotations
 
@@ -27,10 +28,16 @@ class CompareLookups:
         self.steps += 1
         if own is None or own is not remembered:
             self.differences.append((step.name, own, remembered))
+        manager, item = request._fixturemanager, request.node
+        searched = list(steplookup._ORIGINAL_FIND(step=step, fixturemanager=manager, node=item))
+        listed = list(steplookup.find_fixturedefs_for_step(step, manager, item))
+        if not searched or searched != listed:
+            self.differences.append((step.name, searched, listed))
 
 
 def test_remembered_lookup_finds_what_pytest_bdd_finds(pytester, monkeypatch, tmp_path):
     assert steplookup._ORIGINAL is not None, "pytest-bdd no longer has get_step_function"
+    assert steplookup._ORIGINAL_FIND is not None, "pytest-bdd no longer has find_fixturedefs_for_step"
     monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
     compare = CompareLookups()
     result, doc = run_features(pytester, tmp_path / "report", "--clause", "JOB-RUN-TO-COMPLETIONS",
