@@ -1,11 +1,13 @@
 """Compact copies of objects for the store: many small objects share what is equal.
 
 ``compact(obj)`` returns a deep copy in which every dict key and every short string value is
-interned, and every container without nested containers (a label map, a toleration, a container's
-requests ...) is shared with equal ones already stored. Stored objects are never mutated in place,
+interned, and every non-empty container is shared with an equal one already stored, nested ones
+included (a label map, a container with its requests, a whole ``spec`` ...): built bottom-up, a
+container is known by its keys, its scalars (with their types: ``1``, ``1.0`` and ``true`` stay
+apart) and the identity of its children, which are shared already. Stored objects are never mutated in place,
 so sharing is invisible; a writer always gets its own deep copy back (``Store.get``). With 50,000
-pods of one template, most of each pod is shared and only its identity (name, uid, timestamps,
-resourceVersion) is its own.
+pods of one template, only each pod's top level and ``metadata`` (name, uid, timestamps,
+resourceVersion) are its own.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from __future__ import annotations
 import sys
 
 SHORT = 40            # strings up to this length are interned (names, kinds, quantities, reasons)
-TABLE_LIMIT = 200_000  # shared leaves remembered; the table starts over past this
+TABLE_LIMIT = 200_000  # shared containers remembered; the table starts over past this
+# In a container's key, the marker before a child container's id (a child is known by its identity:
+# it is shared already, and the table entry of its parent keeps it alive, so the id is not reused)
+_CHILD = object()
 
 
 class Compactor:
     def __init__(self) -> None:
-        self._leaves: dict[tuple, object] = {}
+        self._containers: dict[tuple, object] = {}
 
     def compact_object(self, obj: dict, like: dict | None = None) -> dict:
         """``compact`` for a whole object, whose ``metadata`` dict stays its own (the store fills in
@@ -41,39 +46,49 @@ class Compactor:
             return value            # a part of a stored object: compact already, never changed
         if isinstance(value, dict):
             out = {}
-            leaf = True
+            key: list = ["d"]
             like = like if type(like) is dict else None
             for k, v in value.items():
+                if type(k) is str:
+                    k = sys.intern(k)
                 if isinstance(v, (dict, list)):
-                    leaf = False
                     v = self.compact(v, like.get(k) if like is not None else None)
-                elif type(v) is str and len(v) <= SHORT:
-                    v = sys.intern(v)
-                out[sys.intern(k) if type(k) is str else k] = v
-            return self._share(("d", *out.items()), out) if leaf and out else out
+                    key += (k, _CHILD, id(v))
+                elif type(v) is str:
+                    if len(v) <= SHORT:
+                        v = sys.intern(v)
+                    key += (k, v)
+                else:
+                    key += (k, type(v), v)
+                out[k] = v
+            return self._share(tuple(key), out) if out else out
         if isinstance(value, list):
             out_list = []
-            leaf = True
+            key = ["l"]
             for v in value:
                 if isinstance(v, (dict, list)):
-                    leaf = False
                     v = self.compact(v)
-                elif type(v) is str and len(v) <= SHORT:
-                    v = sys.intern(v)
+                    key += (_CHILD, id(v))
+                elif type(v) is str:
+                    if len(v) <= SHORT:
+                        v = sys.intern(v)
+                    key.append(v)
+                else:
+                    key += (type(v), v)
                 out_list.append(v)
-            return self._share(("l", *out_list), out_list) if leaf and out_list else out_list
+            return self._share(tuple(key), out_list) if out_list else out_list
         if type(value) is str and len(value) <= SHORT:
             return sys.intern(value)
         return value
 
     def _share(self, key: tuple, value):
         try:
-            known = self._leaves.get(key)
+            known = self._containers.get(key)
         except TypeError:        # an unhashable scalar (cannot happen for JSON): keep it unshared
             return value
         if known is not None:
             return known
-        if len(self._leaves) >= TABLE_LIMIT:
-            self._leaves.clear()
-        self._leaves[key] = value
+        if len(self._containers) >= TABLE_LIMIT:
+            self._containers.clear()
+        self._containers[key] = value
         return value

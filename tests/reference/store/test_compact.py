@@ -41,3 +41,16 @@ def test_compacting_like_an_object_gives_what_compacting_from_scratch_gives():
     draft = {**stored, "spec": {**stored["spec"], "nodeName": "n"}, "status": {"phase": "Running"}}
     assert compactor.compact_object(draft, stored) == Compactor().compact_object(json.loads(json.dumps(draft)))
     assert compactor.compact_object(draft, stored)["spec"]["tolerations"] is stored["spec"]["tolerations"]
+
+
+def test_equal_parts_are_shared_at_every_depth_and_scalars_keep_their_types():
+    compactor = Compactor()
+    a, b = compactor.compact_object(pod("a")), compactor.compact_object(pod("b"))
+    assert a["spec"] is b["spec"] and a["status"] is b["status"]          # nested containers included
+    assert a["metadata"] is not b["metadata"]                             # the store fills it in
+    one, real, true = ({"spec": {"replicas": v, "ports": [v]}} for v in (1, 1.0, True))
+    shared = [compactor.compact_object(o) for o in (one, real, true)]
+    assert [json.dumps(o) for o in shared] == [json.dumps(o) for o in (one, real, true)]
+    assert shared[0]["spec"] is not shared[1]["spec"] and shared[0]["spec"] is not shared[2]["spec"]
+    empty = [compactor.compact_object({"spec": {"volumes": []}}) for _ in range(2)]
+    assert empty[0]["spec"]["volumes"] is not empty[1]["spec"]["volumes"]     # empty ones stay apart
