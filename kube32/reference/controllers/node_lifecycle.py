@@ -7,7 +7,8 @@ eviction (or removal, when terminating) of pods whose NoExecute toleration has r
 
 Time without renewal is measured on the control plane's clock from the pass that first saw the
 Lease's current renewTime (as upstream), so a board's clock skew does not matter. In memory it keeps
-only that (per node: the renewTime seen and when): after a control-plane restart every node that was
+only that (per node: the renewTime seen and when; the deadline heap and the log cursor below are
+caches the first pass rebuilds): after a control-plane restart every node that was
 not timed out counts as renewed at the restart, so it gets a full lease duration; taints and their
 ``timeAdded`` are persisted on the Node, so eviction deadlines carry on unchanged.
 
@@ -95,7 +96,7 @@ class NodeLifecycleController:
         changes = None if self._cursor is None else store.changes_after(self._cursor)
         if changes is None:
             names = [n["metadata"]["name"] for n in store.list("nodes")]
-            for gone in (self.renewals.keys() | self._settled.keys() | self._wake.keys()) - set(names):
+            for gone in (self.renewals.keys() | self._settled.keys() | self._wake.keys() | self._evicting) - set(names):
                 self._forget(gone)
             return names
         changed: set[str] = set()
