@@ -38,7 +38,8 @@ def test_a_thousand_watches_get_every_event_and_nobody_starves():
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_five_thousand_renewing_nodes_stay_ready():
-    args = argparse.Namespace(nodes=5000, seconds=120.0, interval=5.0, clients=2, connections=64, give_up=30.0)
+    args = argparse.Namespace(nodes=5000, seconds=120.0, interval=5.0, clients=2, connections=64, give_up=30.0,
+                              ready_in_first_round=False)
     with _servers.server(_servers.ROOT) as (url, pid):
         r = fleet_load.run_load(url, pid, args)
     assert r["register_failed"] == 0, r.get("collapsed")
@@ -52,7 +53,8 @@ def test_five_thousand_renewing_nodes_stay_ready():
 
 
 class _StopsAnswering(http.server.BaseHTTPRequestHandler):
-    """Takes the registration (201s), then never answers a renewal; the final reads get 503."""
+    """Takes the registration (201s) and the Ready reports (200s), then never answers a renewal; the
+    final reads get 503."""
 
     def _answer(self, code: int) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -63,6 +65,9 @@ class _StopsAnswering(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         self._answer(201)
+
+    def do_PATCH(self):
+        self._answer(200)
 
     def do_PUT(self):
         time.sleep(60)      # hangs (the client times out)
@@ -79,7 +84,8 @@ def test_a_server_that_stops_answering_is_a_result_not_a_crash(monkeypatch):
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setattr(fleet_load, "TIMEOUT", 1.0)
-    args = argparse.Namespace(nodes=20, seconds=30.0, interval=1.0, clients=1, connections=4, give_up=2.0)
+    args = argparse.Namespace(nodes=20, seconds=30.0, interval=1.0, clients=1, connections=4, give_up=2.0,
+                              ready_in_first_round=False)
     try:
         r = fleet_load.run_load(f"http://127.0.0.1:{server.server_address[1]}", os.getpid(), args)
     finally:
