@@ -12,7 +12,8 @@ and reports, per server:
 - GET p99: another client reading one pod 20 times a second meanwhile;
 - idle sockets: with ``--idle`` connections open that never send a full request, how long a GET
   from another client takes (timeout 10 s = locked out);
-- server CPU per delivered event.
+- server CPU per delivered event, and how long the server's threads (and the clients') waited
+  runnable for a CPU (``schedstat``): when that is large, other processes, not the server, set the tail.
 
 The clients run in processes of their own, so they do not share the server's GIL, and cheaply (the
 machine's two cores are shared with the server): watchers that only count read each socket once per
@@ -20,8 +21,10 @@ machine's two cores are shared with the server): watchers that only count read e
 loop, find the ``sent`` stamp without decoding the event and time it against the kernel's arrival
 stamp, so a probe scheduled late does not count as a late server; the writes and the GETs come from
 the asyncio client (``_client``), pre-encoded. Each client process's CPU is printed, the writer's lag
-(how late it sent against its pace) and the probes' read lag (read time - arrival). ``--server-cpus
-0 --client-cpus 1`` keeps the server and the clients off each other's core.
+(how late it sent against its pace) and the probes' read lag (read time - arrival). The server runs
+in a session of its own (``_servers.server(own_session=True)``): with the kernel's autogroup, each
+busy session gets an equal share of the CPU whatever its processes' nice. ``--server-cpus 0
+--client-cpus 1`` keeps the server and the clients off each other's core.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The watch hub: every store event fanned out to the open watches from the server's event loop.
 
 The store hands each Event to ``publish`` under its lock; ``publish`` only enqueues and wakes the
-loop. On the loop, ``_drain`` takes what has queued up, and for each event writes one framed chunk
-(encoded once, shared by every watcher of the plain JSON form) to each matching watch; a watch that
-gets several events in one drain gets them in one write. A watch is registered from a store
+loop. On the loop, ``_drain`` takes what has queued up: each event is framed once; a plain watch
+(every event of its resource, in one namespace or all, as plain JSON) gets the drain's frames as one
+bytes object, the same object for every plain watch of that namespace, and the others (selectors,
+Table rows) are matched event by event; each watch gets one write per drain. A watch is registered from a store
 version (``cursor``): events the hub has already passed on are replayed from a short ring, and if
 the ring no longer reaches back that far the watch gets the 410 ``Expired`` ERROR event upstream
 sends (the client re-lists). Quiet watches get a keep-alive space every ``keepalive`` seconds so a
