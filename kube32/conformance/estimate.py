@@ -19,7 +19,7 @@ NAMED = {"reconcile interval": "reconcile_interval", "lifecycle check interval":
          "default toleration": "default_toleration_seconds", "NoExecute delay": "noexecute_delay",
          "not-ready timeout": "not_ready_timeout"}
 STEP_COST = 0.5       # real seconds a step takes beyond the time it lets pass (requests, holds)
-MANUAL_SCENARIO = 0.4  # real seconds per scenario on a manual clock (in-process reference, quiet machine)
+MANUAL_SCENARIO = 0.12  # real seconds per scenario on a manual clock (in-process reference, 2-core machine at load ~1)
 # --jobs N: the workers (and a `serve` each) boot on shared cores, and the longest scenarios ran ~10 %
 # over their step time in a whole-suite run (eventual checks polling, restarts)
 JOB_START = 3.0
@@ -56,7 +56,7 @@ def run_seconds(scenarios, profile: Profile, manual: bool, jobs: int = 1, alone=
     jobs = max(jobs, 1)
     together = [sc for sc in scenarios if sc not in alone]
     if manual:
-        return MANUAL_SCENARIO * (len(together) / jobs + len(alone))
+        return MANUAL_SCENARIO * (len(together) / jobs + len(alone)) + (JOB_START if jobs > 1 else 0.0)
     each = [scenario_seconds(sc.steps, profile) for sc in together]
     parallel = max(LONGEST_SLACK * max(each, default=0.0), sum(each) / jobs) + JOB_START * jobs if jobs > 1 \
         else sum(each)
