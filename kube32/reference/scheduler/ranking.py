@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import operator
 from collections.abc import Hashable, Iterable
 
 from kube32.reference.scheduler import framework
@@ -25,12 +26,12 @@ def tie_key_of(score) -> object:
 
 
 class Ranking:
-    """Feasible nodes by (score, tie key); ``add``/``remove`` keep it up to date node by node. Each
-    group keeps its names in byte order and the distinct scores are kept sorted, so the best score,
-    the groups near it, a group's first and last name and the best few names cost O(log n) or
+    """Feasible nodes by (score, tie key); ``add``/``remove`` keep it up to date node by node. The
+    groups are kept in score order, and a group's names in byte order once asked for, so the best
+    score, the groups near it, a group's first and last name and the best few names cost O(log n) or
     O(what is returned), not a pass over every node (1,000 identical boards are one group)."""
 
-    __slots__ = ("groups", "exact", "_where", "_names", "_scores", "_at", "_counts")
+    __slots__ = ("groups", "exact", "_where", "_names", "_keys", "_counts")
 
     def __init__(self) -> None:
         self.groups: dict[Key, dict[str, framework.NodeInfo]] = {}
@@ -38,8 +39,7 @@ class Ranking:
         self.exact: dict[Key, object] = {}
         self._where: dict[str, Key] = {}
         self._names: dict[Key, list[str]] = {}      # a group's names, sorted (once asked for: _sorted)
-        self._scores: list[float] = []              # the distinct scores, ascending
-        self._at: dict[float, list[Key]] = {}        # score -> its groups
+        self._keys: list[Key] = []                  # the groups' keys, ascending by score
         self._counts: dict[float, int] = {}         # score -> nodes with it
 
     @classmethod
@@ -47,23 +47,18 @@ class Ranking:
         ranking = cls()
         for node, score in zip(nodes, scores, strict=True):
             ranking._place(node, score, tie_key(node), list.append)
-        ranking._scores.sort()                      # sorted once, not kept sorted node by node
+        ranking._keys.sort(key=_score)              # sorted once, not kept sorted node by node
         return ranking
 
     def add(self, node: framework.NodeInfo, score: float, key: Hashable) -> None:
-        self._place(node, score, key, bisect.insort)
+        self._place(node, score, key, _insort)
 
     def _place(self, node: framework.NodeInfo, score: float, key: Hashable, put) -> None:
         group_key = (score, key)
         group = self.groups.get(group_key)
         if group is None:
             group = self.groups[group_key] = {}
-            at = self._at.get(score)
-            if at is None:
-                self._at[score] = [group_key]
-                put(self._scores, score)
-            else:
-                at.append(group_key)
+            put(self._keys, group_key)
         name = node.name
         group[name] = node
         names = self._names.get(group_key)
@@ -86,10 +81,8 @@ class Ranking:
             del self.groups[group_key]
             self._names.pop(group_key, None)
             self.exact.pop(group_key, None)
-            at = self._at[score]
-            at.remove(group_key)
-            if not at:
-                del self._at[score], self._scores[bisect.bisect_left(self._scores, score)]
+            keys = self._keys
+            del keys[keys.index(group_key, bisect.bisect_left(keys, score, key=_score))]
         left = self._counts.pop(score) - 1
         if left:
             self._counts[score] = left
@@ -99,9 +92,8 @@ class Ranking:
 
     def at_least(self, floor: float) -> list[tuple[Key, dict[str, framework.NodeInfo]]]:
         """The groups scoring ``floor`` or more."""
-        scores = self._scores
-        return [(key, self.groups[key]) for score in scores[bisect.bisect_left(scores, floor):]
-                for key in self._at[score]]
+        keys = self._keys
+        return [(key, self.groups[key]) for key in keys[bisect.bisect_left(keys, floor, key=_score):]]
 
     def ends(self, key: Key) -> tuple[str, str]:
         """The first and the last name of a group in byte order."""
@@ -115,21 +107,31 @@ class Ranking:
         return names
 
     def best(self) -> float:
-        return self._scores[-1]
+        return self._keys[-1][0]
 
     def top_names(self, count: int) -> list[str]:
         """The ``count`` names of highest float score, equal scores by name."""
         if len(self._where) <= count:
             return list(self._where)
         out: list[str] = []
-        for score in reversed(self._scores):
+        keys, end = self._keys, len(self._keys)
+        while end:
+            score = keys[end - 1][0]
+            start = bisect.bisect_left(keys, score, 0, end, key=_score)
+            at, end = keys[start:end], start
             left = count - len(out)
-            keys = self._at[score]
             if self._counts[score] <= left:
-                for key in keys:
+                for key in at:
                     out.extend(self.groups[key])
                 if len(out) == count:
                     return out
             else:          # the cut: the first names of the groups at this score
-                return out + list(itertools.islice(heapq.merge(*(self._sorted(key)[:left] for key in keys)), left))
+                return out + list(itertools.islice(heapq.merge(*(self._sorted(key)[:left] for key in at)), left))
         return out
+
+
+_score = operator.itemgetter(0)
+
+
+def _insort(keys: list[Key], key: Key) -> None:
+    bisect.insort(keys, key, key=_score)
