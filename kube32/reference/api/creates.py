@@ -81,6 +81,7 @@ class Creates:
         data = environ["wsgi.input"].read(length)
         environ["wsgi.input"] = io.BytesIO(data)       # the Flask app may read it again
         store = self.cp.store
+        before = store.resource_version
         try:
             resources.writable(self.cp, t.resource)
             body = bodies.decode(data, "application/json")
@@ -91,6 +92,10 @@ class Creates:
                                                dry=lambda: False)
         except errors.ApiError:
             return None                                 # refused before anything was written
+        except Exception:
+            if store.resource_version == before:        # nothing written: the Flask app answers (a 500 Status)
+                return None
+            raise
         try:
             store.wait_durable()
         except errors.ApiError as err:                  # as the app's error handler answers it

@@ -145,3 +145,14 @@ def test_other_creates_go_to_the_flask_app(pair, case):
     answer, taken = _both(pair, "POST", path, body, ctype, **headers)
     assert taken == 0 and answer.status_code == 201
 
+
+
+def test_a_create_that_fails_unexpectedly_before_the_write_is_answered_by_the_flask_app(pair, monkeypatch):
+    def broken(kind, obj):
+        raise RuntimeError("a bug in a check (test)")
+    monkeypatch.setattr(resources.validation, "validate", broken)
+    _, below, _ = pair
+    stored = below.control_plane.store.resource_version
+    answer, taken = _both(pair, "POST", PODS, json.dumps(pod("p")).encode())
+    assert taken == 0 and answer.status_code == 500 and answer.json()["reason"] == "InternalError"
+    assert below.control_plane.store.resource_version == stored
