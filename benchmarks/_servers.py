@@ -40,6 +40,19 @@ def tree(ref: str | None):
 
 
 @contextlib.contextmanager
+def beside(ref: str | None, script: str, *args: str):
+    """``script`` run on commit ``ref`` at the same time as the caller's own run (its imports from
+    REF's tree: ``KUBE32_TREE``; its heading names REF: ``KUBE32_REF``); yields the process, its
+    output piped (read it after your own), or None without a ``ref``."""
+    if ref is None:
+        yield None
+        return
+    with tree(ref) as source:
+        yield subprocess.Popen([sys.executable, script, *args], stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "KUBE32_TREE": str(source), "KUBE32_REF": f"baseline {ref}"})
+
+
+@contextlib.contextmanager
 def server(source: Path, *args: str, data_dir: str | None = None, own_session: bool = False):
     """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid).
 

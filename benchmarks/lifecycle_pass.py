@@ -12,16 +12,18 @@ same on commit REF (a temporary worktree) at the same time, in a process of its 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
     sys.path.insert(0, os.environ["KUBE32_TREE"])
+
+import _servers  # noqa: E402
 
 from kube32.reference.config import Config  # noqa: E402
 from kube32.reference.controlplane import ControlPlane  # noqa: E402
@@ -76,16 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--baseline", metavar="REF", help="run the same on commit REF at the same time")
     args = ap.parse_args(argv)
-    with contextlib.ExitStack() as stack:
-        other = None
-        if args.baseline:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            import _servers
-
-            source = stack.enter_context(_servers.tree(args.baseline))
-            other = subprocess.Popen([sys.executable, __file__, "--nodes", str(args.nodes)], stdout=subprocess.PIPE,
-                                     text=True, env={**os.environ, "KUBE32_TREE": str(source),
-                                                     "KUBE32_REF": f"baseline {args.baseline}"})
+    with _servers.beside(args.baseline, __file__, "--nodes", str(args.nodes)) as other:
         renewed, quiet = passes(args.nodes)
         print(f"{os.environ.get('KUBE32_REF', 'this checkout')}  (load average "
               f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")

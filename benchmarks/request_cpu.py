@@ -15,17 +15,19 @@ these figures (the serving layer, and caches other processes keep evicting betwe
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
     sys.path.insert(0, os.environ["KUBE32_TREE"])
+
+import _servers  # noqa: E402
 
 from kube32.reference.app import create_app  # noqa: E402
 from kube32.reference.config import Config  # noqa: E402
@@ -121,15 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--baseline", metavar="REF", help="run the same on commit REF at the same time")
     args = ap.parse_args(argv)
-    with contextlib.ExitStack() as stack:
-        other = None
-        if args.baseline:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            import _servers
-
-            source = stack.enter_context(_servers.tree(args.baseline))
-            other = subprocess.Popen([sys.executable, __file__], stdout=subprocess.PIPE, text=True, env={
-                **os.environ, "KUBE32_TREE": str(source), "KUBE32_REF": f"baseline {args.baseline}"})
+    with _servers.beside(args.baseline, __file__) as other:
         lines = [f"pod create, {NODES} identical nodes: {pod_creates(True):.3f} ms CPU",
                  f"pod create, {NODES} distinct nodes:  {pod_creates(False):.3f} ms CPU"]
         flask, served = lease_renewals()
