@@ -52,6 +52,17 @@ def beside(ref: str | None, script: str, *args: str):
                                env={**os.environ, "KUBE32_TREE": str(source), "KUBE32_REF": f"baseline {ref}"})
 
 
+def side_by_side(lines: list[str], other: subprocess.Popen | None) -> int:
+    """Print this run's figures under its heading, then the ``beside`` run's; its exit status."""
+    print(f"{os.environ.get('KUBE32_REF', 'this checkout')}  (load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
+    print("\n".join("  " + line for line in lines), flush=True)
+    if other is None:
+        return 0
+    print(other.communicate()[0], end="")
+    return other.returncode
+
+
 @contextlib.contextmanager
 def server(source: Path, *args: str, data_dir: str | None = None, own_session: bool = False):
     """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid).

@@ -80,15 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with _servers.beside(args.baseline, __file__, "--nodes", str(args.nodes)) as other:
         renewed, quiet = passes(args.nodes)
-        print(f"{os.environ.get('KUBE32_REF', 'this checkout')}  (load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
-        print(f"  lifecycle pass, {args.nodes} nodes, {max(1, args.nodes // 10)} Leases renewed since the last: "
-              f"{renewed:.2f} ms CPU; nothing written since: {quiet:.2f} ms CPU", flush=True)
-        if other is not None:
-            print(other.communicate()[0], end="")
-            return other.returncode
-    return 0
-
+        return _servers.side_by_side([
+            f"lifecycle pass, {args.nodes} nodes, {max(1, args.nodes // 10)} Leases renewed since the last: "
+            f"{renewed:.2f} ms CPU; nothing written since: {quiet:.2f} ms CPU"], other)
 
 if __name__ == "__main__":
     sys.exit(main())

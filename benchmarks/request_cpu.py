@@ -129,14 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         flask, served = lease_renewals()
         lines.append(f"Lease renewal (PUT) through Flask: {flask:.3f} ms CPU; as served: "
                      + (f"{served:.3f} ms CPU" if served is not None else "(the same: the Flask app)"))
-        print(f"{os.environ.get('KUBE32_REF', 'this checkout')}  (load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
-        print("\n".join("  " + line for line in lines), flush=True)
-        if other is not None:
-            print(other.communicate()[0], end="")
-            return other.returncode
-    return 0
-
+        return _servers.side_by_side(lines, other)
 
 if __name__ == "__main__":
     sys.exit(main())
