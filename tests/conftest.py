@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 pytest_plugins = ["pytester"]
 
 # the load tests (minutes, heavy on CPU) run only in `tox -e load`
 collect_ignore_glob = [] if os.environ.get("KUBE32_LOAD") else ["load/*"]
+
+
+
+def pytest_configure(config):
+    # A shell's background job (`cmd &` without job control) starts with SIGINT ignored, and a child
+    # inherits an ignored signal (Python then installs no KeyboardInterrupt): the tests that stop a
+    # command with Ctrl-C (rig virtual, an interrupted run) need it to reach the child as a terminal's
+    # would, so this process (and each xdist worker) starts its children with SIGINT's default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        except ValueError:      # not the main thread: leave it
+            pass
+
 
 REPO = Path(__file__).resolve().parent.parent
 FEATURES = REPO / "kube32" / "features"
