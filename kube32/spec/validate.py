@@ -71,10 +71,6 @@ def _validator(kind: str) -> Draft202012Validator:
     return Draft202012Validator(_schemas()[kind])   # the schemas themselves are checked in tests/spec
 
 
-def _validators() -> dict[str, Draft202012Validator]:
-    return {kind: _validator(kind) for kind in _schemas()}
-
-
 _compiled: dict[str, Any] = {}
 _compiling = threading.Lock()
 

@@ -46,7 +46,7 @@ CASES = [
 @pytest.mark.parametrize("obj", CASES, ids=range(len(CASES)))
 def test_fast_check_agrees_with_the_full_walk(obj):
     kind = obj["kind"]
-    full = list(validate._validators()[kind].iter_errors(obj))
+    full = list(validate._validator(kind).iter_errors(obj))
     assert validate._is_valid(kind, obj) == (not full)
     assert bool(validate.validate(obj)) == bool(full)
 
@@ -89,6 +89,6 @@ LISTS = [
 def test_a_list_checked_as_envelope_and_items_agrees_with_the_full_walk(obj):
     kind = obj["kind"]
     assert validate._item_kind(kind) == kind.removesuffix("List")     # the split applies to these
-    full = list(validate._validators()[kind].iter_errors(obj))
+    full = list(validate._validator(kind).iter_errors(obj))
     assert validate._is_valid(kind, obj) == (not full)
     assert bool(validate.validate(obj)) == bool(full)
