@@ -26,7 +26,7 @@ def pytest_configure(config):
 
 
 REPO = Path(__file__).resolve().parent.parent
-FEATURES = REPO / "kube32" / "features"
+FEATURES = REPO / "features"
 
 
 def run_features(pytester, report_dir: Path, *args: str, plugins=()):

@@ -1,4 +1,4 @@
-"""Regenerate ``kube32/reference/machinery/k8s_descriptors.binpb``: the message descriptors of the
+"""Regenerate ``reference/machinery/k8s_descriptors.binpb``: the message descriptors of the
 Kubernetes ``generated.proto`` files that kube32's protobuf request bodies need, in one protoc run.
 
 The .proto sources are not kept in this repository. Check out k8s.io/api and k8s.io/apimachinery
@@ -33,7 +33,7 @@ PROTOS = (
     "k8s.io/api/batch/v1/generated.proto",
     "k8s.io/api/coordination/v1/generated.proto",
 )
-OUT = Path(__file__).resolve().parents[1] / "kube32" / "reference" / "machinery" / "k8s_descriptors.binpb"
+OUT = Path(__file__).resolve().parents[1] / "reference" / "machinery" / "k8s_descriptors.binpb"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,7 +20,7 @@ import requests
 BOOT_TIMEOUT = 30.0          # a bound on waiting for the child to listen, not an assertion on time
 KUBECTL_TIMEOUT = 60.0
 VERSIONED_KUBECTL_DIR = Path("/usr/lib/google-cloud-sdk/bin")
-EXAMPLES = Path(__file__).resolve().parents[2] / "kube32" / "reference" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "reference" / "examples"
 
 
 def free_port() -> int:

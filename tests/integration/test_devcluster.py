@@ -36,7 +36,7 @@ def test_the_readme_walkthrough_gives_three_ready_boards_a_deployment_and_a_comp
         pytest.skip("kubectl is not installed")
     work = tmp_path / "clone"
     work.mkdir()
-    (work / "kube32").symlink_to(REPO / "kube32")        # the README's relative example paths
+    (work / "reference").symlink_to(REPO / "reference")  # the README's relative example paths
     [serve_line] = readme_block("serve")
     port = free_port()     # the README's default port may be taken on a shared machine
     proc = subprocess.Popen(f"{serve_line} --listen 127.0.0.1:{port}", shell=True, cwd=work, env=ENV,
@@ -70,7 +70,7 @@ def cluster(tmp_path_factory):
     kubeconfig = tmp_path_factory.mktemp("kc") / "kubeconfig"
     running = Serve("--nodes", "2", "--kubeconfig", str(kubeconfig)).start()
     url = running.url
-    examples = REPO / "kube32" / "reference" / "examples"
+    examples = REPO / "reference" / "examples"
     for name in ("deployment", "daemonset", "job", "service"):
         import yaml
 

@@ -24,7 +24,7 @@ import pytest
 pytestmark = pytest.mark.slow   # about a minute: a wheel build and one area of the suite
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("kube32", "pyproject.toml", "README.md")
+SOURCES = ("kube32", "spec", "features", "reference", "hardware_harness", "setup.py", "pyproject.toml", "README.md")
 
 
 def run(*args: object, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
@@ -87,7 +87,7 @@ def test_the_wheel_installs_one_import_name_and_its_runner_passes_beside_user_pa
     path, added_site, added_bin = venv
     names = zipfile.ZipFile(wheel).namelist()
     for wanted in ("kube32/spec/clauses/scheduler.yaml", "kube32/spec/profiles/shared.yaml",
-                   "kube32/spec/schemas/pod.json", "kube32/reference/machinery/k8s_descriptors.binpb",
+                   "kube32/spec/schemas/pod.json", "kube32/reference/machinery/k8s_descriptors.binpb", "kube32/harness/rig.py",
                    "kube32/conformance/reports/templates/index.html.j2"):
         assert wanted in names, f"{wanted} missing from {wheel.name}"
     assert any(n.startswith("kube32/features/") and n.endswith(".feature") for n in names), "no features"

@@ -1,4 +1,4 @@
-"""Schema checks kept across processes (kube32/spec/checkcache.py): a check loaded from the cache
+"""Schema checks kept across processes (spec/checkcache.py): a check loaded from the cache
 judges as the freshly compiled one does, a changed schema never meets old code, and a damaged or
 unwritable cache only means compiling again."""
 

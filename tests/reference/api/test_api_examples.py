@@ -11,7 +11,7 @@ import yaml
 from kube32.reference.resources import BY_KIND
 from kube32.spec import validate
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "kube32" / "reference" / "examples").glob("*.yaml"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "reference" / "examples").glob("*.yaml"))
 
 
 def contains(big: object, small: object) -> bool:

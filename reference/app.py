@@ -44,7 +44,7 @@ class _SharedRules(Map):
     def add(self, rulefactory) -> None:
         if self.sealed:
             raise RuntimeError("the reference apps of this process share their URL map: "
-                               "register routes inside create_app (kube32/reference/app.py)")
+                               "register routes inside create_app (reference/app.py)")
         super().add(rulefactory)
 
 
