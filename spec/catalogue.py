@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, Field, StringConstraints, ValidationError, model_validator
 
-from kube32.spec.strict import Strict, problems
+from kube32.spec.strict import DuplicateKey, Strict, problems, read_yaml
 
 __all__ = ["AREAS", "Catalogue", "CatalogueError", "Clause", "ID_PATTERN", "LEVELS", "load", "parse"]
 
@@ -96,23 +96,6 @@ class AreaFile(Strict):
     clauses: list[ClauseEntry] = Field(min_length=1)
 
 
-class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when PyYAML has it
-    """A safe loader that rejects duplicate mapping keys (PyYAML silently keeps the last one)."""
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict[Any, Any] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise CatalogueError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
-        seen[key] = True
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def _clause_names(data: dict) -> Any:
     """Names list items ``clauses[i]`` by their id where it is a string."""
     def name(loc: tuple) -> str | None:
@@ -127,10 +110,10 @@ def _clause_names(data: dict) -> Any:
 def parse(text: str, source: str = "<string>", *, expected_area: str | None = None) -> list[Clause]:
     """Clauses of one area file. ``expected_area`` (the file stem) must equal its ``area`` key."""
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = read_yaml(text)
     except yaml.YAMLError as exc:
         raise CatalogueError(f"{source}: not valid YAML: {exc}") from exc
-    except CatalogueError as exc:
+    except DuplicateKey as exc:
         raise CatalogueError(f"{source}: {exc}") from exc
     if not isinstance(data, dict):
         raise CatalogueError(f"{source}: expected a mapping of area, section, clauses; got {type(data).__name__}")

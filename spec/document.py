@@ -10,11 +10,12 @@ be held against it: a sentence of the document that the trace does not name is a
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 
-__all__ = ["Unit", "units"]
+__all__ = ["Unit", "digest", "units"]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(+-])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Z0-9(+-])")
 _BULLET = re.compile(r"^\s*(?:•|[-*]|\d+\.)\s+")
 _CHROME = {"Skip to content"}    # a web page's navigation line before the first heading
 
@@ -25,6 +26,11 @@ class Unit:
     section: str    # "Scoring"
     kind: str       # sentence | item | row | example
     text: str
+
+
+def digest(text: str) -> str:
+    """A unit's fingerprint (whitespace aside): the trace remembers which wording it was walked against."""
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:12]
 
 
 def _sentences(text: str) -> list[str]:

@@ -1,14 +1,16 @@
-"""Strict pydantic models for the project's YAML files (clause catalogue, rig files), and their
-validation errors as one line per field: ``boards.node-a.role: must be one of control-plane, node``."""
+"""Strict pydantic models for the project's YAML files (clause catalogue, trace, rig files), their
+validation errors as one line per field (``boards.node-a.role: must be one of control-plane, node``),
+and a YAML reader that refuses duplicate keys."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
+import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-__all__ = ["Strict", "problems"]
+__all__ = ["DuplicateKey", "Strict", "problems", "read_yaml"]
 
 
 class Strict(BaseModel):
@@ -47,3 +49,29 @@ def problems(exc: ValidationError, name: Callable[[tuple], str | None] = lambda 
     """One ``path: message`` per error. ``name(loc)`` may name a list item (say, by its id) instead of
     ``field[index]``."""
     return [f"{_path(tuple(e['loc']), name)}: {_message(e)}" for e in exc.errors()]
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when PyYAML has it
+    """A safe loader that rejects duplicate mapping keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise DuplicateKey(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml(text: str):
+    """Safe YAML; ``yaml.YAMLError`` when it is not YAML, ``DuplicateKey`` when a mapping repeats a key."""
+    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass

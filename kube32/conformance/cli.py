@@ -329,18 +329,40 @@ def add_run(sub) -> None:
 def _clauses(args: argparse.Namespace) -> int:
     import json
 
-    from kube32.conformance import suite
+    from kube32.conformance import preflight, suite
     from kube32.spec import catalogue
 
     cat = catalogue.load()
-    if args.check:
-        from kube32.conformance import steplint
+    units = None
+    if args.document:
+        from pathlib import Path
 
-        problems = [*suite.check(cat), *steplint.check()]
+        from kube32.spec import document
+
+        try:
+            units = document.units(Path(args.document).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"kube32-conformance clauses: --document {args.document}: {exc.strerror or exc}", file=sys.stderr)
+            return preflight.USAGE
+    if args.skeleton:
+        from kube32.conformance import tracecheck
+
+        if units is None:
+            print("kube32-conformance clauses: --skeleton needs --document FILE", file=sys.stderr)
+            return preflight.USAGE
+        print(tracecheck.skeleton(units), end="")
+        return 0
+    if args.check:
+        from kube32.conformance import steplint, tracecheck
+        from kube32.spec import trace
+
+        scenarios = suite.scenarios()
+        tr = trace.load()
+        problems = [*suite.check(cat), *tracecheck.check(tr, cat, scenarios, units), *steplint.check()]
         for problem in problems:
             print(problem)
-        scenarios = suite.scenarios()
-        print(f"{len(list(cat))} clauses, {len(scenarios)} scenarios, {len(problems)} problems")
+        print(f"{len(list(cat))} clauses, {len(scenarios)} scenarios, {tracecheck.summary(tr)}, "
+              f"{len(problems)} problems")
         return 1 if problems else 0
     counts: dict[str, int] = {}
     for sc in suite.scenarios():
@@ -361,7 +383,12 @@ def _clauses(args: argparse.Namespace) -> int:
 def add_clauses(sub) -> None:
     p = sub.add_parser("clauses", help="list the clause catalogue with scenario coverage")
     p.add_argument("--check", action="store_true",
-                   help="fail when a clause has no scenario or a scenario names an unknown clause or tag")
+                   help="fail when a clause has no scenario, a scenario names an unknown clause or tag, a sentence "
+                        "of the trace has no scenario or lacks a side, or a document-level scenario no sentence")
+    p.add_argument("--document", metavar="FILE",
+                   help="with --check: hold the trace against this copy of the kube32 document as well")
+    p.add_argument("--skeleton", action="store_true",
+                   help="print trace entries (locator and digest) for every unit of --document FILE")
     p.add_argument("--json", action="store_true", help="machine-readable list")
     p.set_defaults(func=_clauses)
 
