@@ -134,6 +134,7 @@ Feature: Ports of Endpoints and EndpointSlices
         | web=8080 | b   | true  | true    | false       |
         | web=9090 | c   | false | false   | false       |
 
+    @interpretation
     Scenario: readiness does not split pods that share their port numbers
       Given the Service "web":
         """

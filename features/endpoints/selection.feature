@@ -42,6 +42,31 @@ Feature: Which pods a Service's Endpoints and EndpointSlices list
       Then the Endpoints "empty" list no addresses
       And the EndpointSlices of Service "empty" list no endpoints
 
+  @clause-EP-SELECTS-BY-LABELS
+  Rule: a Service lists the pods whose labels carry its whole selector, and no others
+
+    Scenario: only pods carrying every selected label with its value are listed
+      Given the Service "web" selecting "app=web"
+      And the Service "front" selecting "app=web,tier=front"
+      And Service pods:
+        | pod   | node   | labels             | state |
+        | plain | node-a | app=web            | ready |
+        | both  | node-a | app=web,tier=front | ready |
+        | tier  | node-a | tier=front         | ready |
+        | db    | node-a | app=db             | ready |
+        | bare  | node-a |                    | ready |
+      # matching any one selected label lists "tier" for front; matching keys without values lists "db"
+      Then the Endpoints "web" have these subsets:
+        | ports     | addresses   | not ready addresses |
+        | http=8080 | plain, both |                     |
+      And the Endpoints "front" have these subsets:
+        | ports     | addresses | not ready addresses |
+        | http=8080 | both      |                     |
+      And the EndpointSlices of Service "front" hold:
+        | ports     | pod  | ready | serving | terminating |
+        | http=8080 | both | true  | true    | false       |
+      And the EndpointSlices of Service "web" do not list pod "db"
+
   @clause-EP-SAME-NAMESPACE
   Rule: a Service selects only pods of its own namespace
 

@@ -6,6 +6,12 @@ fails. Pods are named by their feature names; the Endpoints are matched to pods 
 targetRef, both read from the pod itself. Slices of a Service are found the way clients find
 them, with ``labelSelector=kubernetes.io/service-name=<service>``.
 
+What the document decides (the document level) is which pods are listed, ready or not, and on which
+port numbers: an address is known by its IP. The rest is our reading, judged inside
+``k32.reference()``: port names and protocols, an address's nodeName and targetRef, how pods sharing
+their port numbers are packed into subsets and slices, how a not-ready pod appears in a slice
+(upstream lists it with ready and serving false), and the ``terminating`` condition.
+
 Ports in tables are written ``name=port`` (``http=8080``), ``port`` for an unnamed one, with an
 optional ``/PROTOCOL`` (``dns=53/UDP``; TCP when absent); several are separated by commas.
 """
@@ -93,6 +99,11 @@ def parse_ports(text: str) -> frozenset[tuple[str, int, str]]:
             name, number = "", name
         out.add((name.strip(), int(number), (proto or "TCP").strip()))
     return frozenset(out)
+
+
+def _numbers(ports) -> tuple[int, ...]:
+    """The port numbers alone (what the document decides), from parsed or wire-format ports."""
+    return tuple(sorted(p[1] if isinstance(p, tuple) else p.get("port") for p in ports))
 
 
 def _fmt_ports(ports: frozenset) -> str:
@@ -303,21 +314,33 @@ def endpoints_list_nothing(k32, svc):
 
 @then(step('the Endpoints "{svc}" have these subsets:'))
 def endpoints_subsets(k32, svc, datatable):
-    """| ports | addresses | not ready addresses | — pods by name; compared without regard to order."""
+    """| ports | addresses | not ready addresses | — pods by name; compared without regard to order.
+    The document decides that each pod is listed once, ready or not, with its port numbers; the
+    subsets exactly as the table packs them, with port names and protocols, are our reading."""
     def ident(name: str) -> str:
         return _pod_identity(k32, name)[0]
+    table = rows(datatable)
+    subsets = _subsets(k32, svc)
+    want_each = sorted((ident(n), key, _numbers(parse_ports(r["ports"])))
+                       for r in table for key, col in (("addresses", "addresses"),
+                                                       ("notReadyAddresses", "not ready addresses"))
+                       for n in _names(r.get(col, "")))
+    got_each = sorted((a.get("ip"), key, _numbers(s.get("ports") or []))
+                      for s in subsets for key in ("addresses", "notReadyAddresses") for a in s.get(key) or [])
+    assert got_each == want_each, (f"endpoints/{svc} list {got_each}, expected {want_each} (IP, where, port "
+                                   f"numbers): {_describe(subsets)}")
     want = sorted(
         (_fmt_ports(parse_ports(r["ports"])), sorted(ident(n) for n in _names(r.get("addresses", ""))),
          sorted(ident(n) for n in _names(r.get("not ready addresses", ""))))
-        for r in rows(datatable))
-    subsets = _subsets(k32, svc)
+        for r in table)
     got = sorted(
         (_fmt_ports(frozenset((p.get("name") or "", p.get("port"), p.get("protocol") or "TCP")
                               for p in s.get("ports") or [])),
          sorted(a.get("ip") for a in s.get("addresses") or []),
          sorted(a.get("ip") for a in s.get("notReadyAddresses") or []))
         for s in subsets)
-    assert got == want, f"endpoints/{svc} subsets are {got}, expected {want} (ports, ready IPs, not-ready IPs)"
+    with k32.reference():   # one subset per set of ports, named and with protocols, as upstream packs them
+        assert got == want, f"endpoints/{svc} subsets are {got}, expected {want} (ports, ready IPs, not-ready IPs)"
 
 
 @then(step('the Endpoints "{svc}" address of pod "{pod}" names its IP, node "{node}" and the Pod'))
@@ -332,8 +355,9 @@ def endpoints_address_shape(k32, svc, pod, node):
     want_ref = {"kind": "Pod", "namespace": p["metadata"]["namespace"], "name": p["metadata"]["name"],
                 "uid": p["metadata"]["uid"]}
     ref = {k: (addr.get("targetRef") or {}).get(k) for k in want_ref}
-    assert addr.get("nodeName") == node, f"nodeName is {addr.get('nodeName')!r}, expected {node!r}"
-    assert ref == want_ref, f"targetRef is {addr.get('targetRef')}, expected {want_ref}"
+    with k32.reference():   # the document names neither field of an address: upstream's EndpointAddress
+        assert addr.get("nodeName") == node, f"nodeName is {addr.get('nodeName')!r}, expected {node!r}"
+        assert ref == want_ref, f"targetRef is {addr.get('targetRef')}, expected {want_ref}"
 
 
 # -- reading EndpointSlices ------------------------------------------------------------------
@@ -375,12 +399,34 @@ def _bool(text: str) -> bool | None:
 
 @then(step('the EndpointSlices of Service "{svc}" hold:'))
 def slices_hold(k32, svc, datatable):
-    """| ports | pod | ready | serving | terminating | — every endpoint of every slice, exactly;
-    rows with the same ports must share one slice, different ports must not."""
+    """| ports | pod | ready | serving | terminating | — the document decides that the ready pods are
+    endpoints ready and serving on their port numbers, that no other pod is ready, and that only the
+    table's pods are listed; every endpoint exactly as the table has it (not-ready pods listed with
+    ready and serving false, terminating false, rows with the same ports in one slice) is our reading."""
     slices = _slices(k32, svc)
     got_rows = _slice_rows(slices)
+    table = rows(datatable)
+    expected = {_pod_identity(k32, r["pod"])[0]: (_bool(r["ready"]), _numbers(parse_ports(r["ports"])))
+                for r in table}
+    for _, ports, ip, ready, _serving, _term in got_rows:
+        assert ip in expected, f"slices of {svc} list {ip}, which is none of the table's pods: {_describe_slices(slices)}"
+        want_ready, numbers = expected[ip]
+        assert _numbers(ports) == numbers, (f"slices of {svc} list {ip} on ports {_numbers(ports)}, expected "
+                                            f"{numbers}: {_describe_slices(slices)}")
+        if not want_ready:
+            assert ready is not True, f"slices of {svc} list the not-ready pod {ip} as ready: {_describe_slices(slices)}"
+    for ip, (want_ready, _) in expected.items():
+        if want_ready:
+            conds = [(ready, serving) for _, _, addr, ready, serving, _ in got_rows if addr == ip]
+            assert conds and all(c == (True, True) for c in conds), \
+                f"slices of {svc} should list {ip} as ready and serving; found {conds}: {_describe_slices(slices)}"
+    with k32.reference():
+        _slices_hold_exactly(k32, svc, slices, got_rows, table)
+
+
+def _slices_hold_exactly(k32, svc: str, slices: list[dict], got_rows: list[tuple], table: list[dict]) -> None:
     want = sorted((_fmt_ports(parse_ports(r["ports"])), _pod_identity(k32, r["pod"])[0],
-                   _bool(r["ready"]), _bool(r["serving"]), _bool(r["terminating"])) for r in rows(datatable))
+                   _bool(r["ready"]), _bool(r["serving"]), _bool(r["terminating"])) for r in table)
     got = sorted((_fmt_ports(ports), ip, ready, serving, term) for _, ports, ip, ready, serving, term in got_rows)
     assert got == want, f"slices of {svc} hold {got}, expected {want}: {_describe_slices(slices)}"
     by_ports: dict[str, set[int]] = {}
@@ -395,12 +441,22 @@ def slices_hold(k32, svc, datatable):
 @then(parsers.re(r'the EndpointSlices of Service "(?P<svc>[^"]+)" list pod "(?P<pod>[^"]+)" as '
                  r'(?P<how>ready|not ready)'))
 def slices_list_pod(k32, svc, pod, how):
+    """Ready: listed, ready and serving (the document); not ready: not listed as ready (the document),
+    listed once with ready and serving false (our reading, as upstream). One endpoint with terminating
+    false: our reading too."""
     slices = _slices(k32, svc)
     ip = _pod_identity(k32, pod)[0]
     conds = [(ready, serving, term) for _, _, addr, ready, serving, term in _slice_rows(slices) if addr == ip]
+    if how == "ready":
+        assert conds and all(c[:2] == (True, True) for c in conds), \
+            f"pod {pod!r} ({ip}) should be listed ready and serving; found {conds}: {_describe_slices(slices)}"
+    else:
+        assert not any(c[0] is True for c in conds), \
+            f"pod {pod!r} ({ip}) is not ready, yet listed as ready: {conds}: {_describe_slices(slices)}"
     want = (how == "ready", how == "ready", False)
-    assert conds == [want], (f"pod {pod!r} ({ip}) should be one endpoint with ready/serving/terminating "
-                             f"{want}; found {conds}: {_describe_slices(slices)}")
+    with k32.reference():
+        assert conds == [want], (f"pod {pod!r} ({ip}) should be one endpoint with ready/serving/terminating "
+                                 f"{want}; found {conds}: {_describe_slices(slices)}")
 
 
 @then(step('the EndpointSlices of Service "{svc}" do not list pod "{pod}"'))

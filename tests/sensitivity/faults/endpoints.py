@@ -1,24 +1,31 @@
-"""Faults of the computed Endpoints / EndpointSlices views.
+"""Faults of the computed Endpoints / EndpointSlices views, and fair variants of them.
 
-Each patches one rule in ``reference.views.endpoint_rules`` (the pure rules), in
+Each fault patches one rule in ``reference.views.endpoint_rules`` (the pure rules), in
 ``reference.views.endpoints`` (how a Service's pods are found and memoized) or in the API's write
-guard, and names the clauses whose scenarios must then fail.
+guard, and names the clauses whose scenarios must then fail. Each fair variant reads the document
+another way where it is silent (port names, address fields, how subsets and slices are packed, how a
+not-ready pod shows in a slice, which refusal a write gets): the document level must stay green.
 """
 
 from __future__ import annotations
 
+from kube32.reference import errors
 from kube32.reference.api import resources as api_resources
 from kube32.reference.views import endpoint_rules as rules
 from kube32.reference.views import endpoints as views
 from kube32.spec import constants
-from tests.sensitivity.registry import fault
+from tests.sensitivity.registry import fair, fault
 
 _is_candidate = rules.is_candidate
 _is_terminating = rules.is_terminating
 _pod_ip = rules.pod_ip
 _find_port = rules.find_port
 _resolved_ports = rules.resolved_ports
-_endpoint_address = rules.endpoint_address
+_endpoint_subsets = rules.endpoint_subsets
+_endpoint_port = rules.endpoint_port
+_slice_endpoint = rules.slice_endpoint
+_is_ready = rules.is_ready
+_labels_match = rules.labels_match
 _slice = rules._slice
 _service_selector = rules.service_selector
 _build_slices = views.build_slices
@@ -130,15 +137,6 @@ def _(mp):
 
 
 # -- readiness -------------------------------------------------------------------------------------
-@fault("endpoint-address-without-node", breaks=["EP-READY-ADDRESSES"])
-def _(mp):
-    def no_node(service, pod):
-        addr = _endpoint_address(service, pod)
-        addr.pop("nodeName", None)
-        return addr
-    mp.setattr(rules, "endpoint_address", no_node)
-
-
 @fault("nobody-is-ready", breaks=["EP-READY-ADDRESSES"])
 def _(mp):
     mp.setattr(rules, "is_ready", lambda pod: False)
@@ -159,3 +157,166 @@ def _(mp):
     """Ready is the Ready condition alone: a pod reporting Ready while still Pending is an address."""
     mp.setattr(rules, "is_ready", rules.ready_condition)
     mp.setattr(rules, "is_serving", rules.ready_condition)
+
+
+@fault("endpointslices-ready-but-not-serving", breaks=["EP-READY-ADDRESSES"])
+def _(mp):
+    """A Ready Running pod is ready in its slice, but not serving."""
+    mp.setattr(rules, "is_serving", lambda pod: False)
+
+
+@fault("endpoints-list-ready-pods-as-not-ready", breaks=["EP-READY-ADDRESSES"])
+def _(mp):
+    """Endpoints alone put every pod under notReadyAddresses (the slices stay right)."""
+    def all_not_ready(service, pods):
+        mp.setattr(rules, "is_ready", lambda pod: False)
+        try:
+            return _endpoint_subsets(service, pods)
+        finally:
+            mp.setattr(rules, "is_ready", _is_ready)
+    mp.setattr(rules, "endpoint_subsets", all_not_ready)
+
+
+@fault("ready-pods-also-not-ready-addresses", breaks=["EP-NOT-READY-ADDRESSES"])
+def _(mp):
+    """Every listed pod is a not-ready address too, ready ones included."""
+    def doubled(service, pods):
+        subsets = _endpoint_subsets(service, pods)
+        for s in subsets:
+            if s.get("addresses"):
+                s["notReadyAddresses"] = s.get("notReadyAddresses", []) + [dict(a) for a in s["addresses"]]
+        return subsets
+    mp.setattr(rules, "endpoint_subsets", doubled)
+
+
+# -- which pods a selector picks ------------------------------------------------------------------
+def _every_pod_of_the_namespace(mp):
+    """The views read all pods of the Service's namespace and leave matching to ``labels_match``."""
+    mp.setattr(views, "pods_for", lambda store, service: [] if rules.service_selector(service) is None
+               else store.list("pods", service["metadata"].get("namespace", "")))
+
+
+@fault("selector-matches-any-key", breaks=["EP-SELECTS-BY-LABELS"])
+def _(mp):
+    """A pod matching one of the selector's labels is selected."""
+    _every_pod_of_the_namespace(mp)
+    mp.setattr(rules, "labels_match", lambda selector, pod: any(
+        ((pod.get("metadata") or {}).get("labels") or {}).get(k) == v for k, v in selector.items()))
+
+
+@fault("selector-ignores-label-values", breaks=["EP-SELECTS-BY-LABELS"])
+def _(mp):
+    """A pod carrying the selector's keys is selected, whatever their values."""
+    _every_pod_of_the_namespace(mp)
+    mp.setattr(rules, "labels_match", lambda selector, pod: set(selector) <= set(
+        (pod.get("metadata") or {}).get("labels") or {}))
+
+
+# -- grouping by port numbers, each view on its own -----------------------------------------------
+def _first_ports_within(mp, build):
+    """``build`` run with every pod given the ports resolved for the first pod of the Service."""
+    def merged(service, *args):
+        first: list = []
+
+        def once(svc, pod):
+            if not first:
+                first.append(_resolved_ports(svc, pod))
+            return first[0]
+        mp.setattr(rules, "resolved_ports", once)
+        try:
+            return build(service, *args)
+        finally:
+            mp.setattr(rules, "resolved_ports", _resolved_ports)
+    return merged
+
+
+@fault("endpoints-one-subset-for-all-port-numbers", breaks=["EP-NAMED-PORT-SUBSETS"])
+def _(mp):
+    """Endpoints put every pod in one subset with the first pod's port numbers (slices stay right)."""
+    mp.setattr(rules, "endpoint_subsets", _first_ports_within(mp, _endpoint_subsets))
+
+
+@fault("endpointslices-one-slice-for-all-port-numbers", breaks=["EP-NAMED-PORT-SUBSETS"])
+def _(mp):
+    """Slices put every pod in one slice with the first pod's port numbers (Endpoints stay right)."""
+    mp.setattr(views, "build_slices", _first_ports_within(mp, _build_slices))
+
+
+# -- fair variants -----------------------------------------------------------------------------------
+_EVERY_EP_CLAUSE = ["EP-COMPUTED-ON-READ", "EP-SELECTOR-REQUIRED", "EP-SELECTS-BY-LABELS", "EP-SAME-NAMESPACE",
+                    "EP-REQUIRES-POD-IP", "EP-EXCLUDES-TERMINATING", "EP-NAMED-PORT-RESOLUTION",
+                    "EP-NAMED-PORT-SUBSETS", "EP-READY-ADDRESSES", "EP-NOT-READY-ADDRESSES"]
+
+
+@fair("endpoint-addresses-name-only-the-ip", passes=_EVERY_EP_CLAUSE, differs=["EP-READY-ADDRESSES"])
+def _(mp):
+    """Endpoints addresses and slice endpoints carry the IP alone: no nodeName, no targetRef (the
+    document names neither)."""
+    def bare_subsets(service, pods):
+        subsets = _endpoint_subsets(service, pods)
+        for s in subsets:
+            for key in ("addresses", "notReadyAddresses"):
+                if key in s:
+                    s[key] = [{"ip": a["ip"]} for a in s[key]]
+        return subsets
+
+    def bare_slices(service, pods, zones):
+        out = _build_slices(service, pods, zones)
+        for sl in out:
+            for e in sl.get("endpoints") or []:
+                e.pop("nodeName", None)
+                e.pop("targetRef", None)
+        return out
+    mp.setattr(rules, "endpoint_subsets", bare_subsets)
+    mp.setattr(views, "build_slices", bare_slices)
+
+
+@fair("endpoint-ports-without-names", passes=_EVERY_EP_CLAUSE, differs=["EP-NAMED-PORT-RESOLUTION"])
+def _(mp):
+    """Endpoint ports carry their number and protocol, not the Service port's name."""
+    mp.setattr(rules, "endpoint_port", lambda name, port, protocol, app_protocol, *, slice_form:
+               _endpoint_port("", port, protocol, app_protocol, slice_form=slice_form))
+
+
+@fair("endpoints-one-subset-per-pod", passes=_EVERY_EP_CLAUSE, differs=["EP-NAMED-PORT-SUBSETS"])
+def _(mp):
+    """Every pod gets a subset of its own, with its own ports: pods on different numbers are still
+    apart, pods on the same numbers are not packed together."""
+    mp.setattr(rules, "endpoint_subsets", lambda service, pods: [
+        s for pod in pods for s in _endpoint_subsets(service, [pod])])
+
+
+@fair("endpointslice-per-endpoint", passes=_EVERY_EP_CLAUSE, differs=["EP-NAMED-PORT-SUBSETS"])
+def _(mp):
+    """Every endpoint gets a slice of its own (a slice size of one)."""
+    mp.setattr(constants, "MAX_ENDPOINTS_PER_SLICE", 1)
+
+
+@fair("endpointslices-list-ready-pods-only", passes=_EVERY_EP_CLAUSE, differs=["EP-NOT-READY-ADDRESSES"])
+def _(mp):
+    """Slices list the ready pods alone: a not-ready pod is only a notReadyAddress of the Endpoints."""
+    def ready_only(service, pods, zones):
+        return _build_slices(service, [p for p in pods if not rules.is_candidate(p) or rules.is_ready(p)], zones)
+    mp.setattr(views, "build_slices", ready_only)
+
+
+@fair("endpointslices-upstream-conditions", passes=_EVERY_EP_CLAUSE, differs=["EP-NOT-READY-ADDRESSES"])
+def _(mp):
+    """Upstream's slice conditions: serving is the Ready condition alone, and terminating is left out
+    when false."""
+    def upstream(service, pod, zone):
+        e = _slice_endpoint(service, pod, zone)
+        e["conditions"]["serving"] = rules.ready_condition(pod)
+        if not e["conditions"]["terminating"]:
+            del e["conditions"]["terminating"]
+        return e
+    mp.setattr(rules, "slice_endpoint", upstream)
+
+
+@fair("endpoints-writes-forbidden", passes=["EP-READ-ONLY"], differs=["EP-READ-ONLY"])
+def _(mp):
+    """A write to a computed view is refused 403 Forbidden instead of 405 MethodNotAllowed."""
+    def forbidden(cp, r):
+        if r.read_only or r.key in cp.views:
+            raise errors.Forbidden(f"{r.key} are computed by the API server; clients may not write them")
+    mp.setattr(api_resources, "writable", forbidden)
