@@ -23,6 +23,7 @@ class Resource:
     categories: tuple[str, ...] = ()
     subresources: tuple[str, ...] = ()      # "status", "scale"
     read_only: bool = False                 # computed on read (Endpoints, EndpointSlices)
+    returns_deleted_object: bool = False    # DELETE answers the object, not a Status (upstream's registries)
 
     @property
     def key(self) -> str:
@@ -58,8 +59,8 @@ class Resource:
 RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "Namespace", "namespaces", False, ("ns",), (), ("status",)),
     Resource("", "v1", "Node", "nodes", False, ("no",), (), ("status",)),
-    Resource("", "v1", "Pod", "pods", True, ("po",), ("all",), ("status",)),
-    Resource("", "v1", "Service", "services", True, ("svc",), ("all",), ("status",)),
+    Resource("", "v1", "Pod", "pods", True, ("po",), ("all",), ("status",), returns_deleted_object=True),
+    Resource("", "v1", "Service", "services", True, ("svc",), ("all",), ("status",), returns_deleted_object=True),
     Resource("", "v1", "Event", "events", True, ("ev",)),
     Resource("", "v1", "Endpoints", "endpoints", True, ("ep",), (), (), read_only=True),
     Resource("apps", "v1", "Deployment", "deployments", True, ("deploy",), ("all",), ("status", "scale")),

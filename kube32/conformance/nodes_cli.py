@@ -13,23 +13,38 @@ import time
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import ApiStatusError, TargetUnavailable
 from kube32.conformance.kubelets import simulated
-from kube32.spec import constants, timefmt
+from kube32.spec import constants, profiles, timefmt
 
 DEFAULT_SERVER = "http://127.0.0.1:6443"
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 
 
-def boards_from(args: argparse.Namespace) -> list[simulated.Board]:
-    """The boards named by --nodes-file, NAMEs and --count (in that order)."""
+def boards_from(args: argparse.Namespace, taken: set[str] = frozenset()) -> list[simulated.Board]:
+    """The boards named by --nodes-file, NAMEs and --count (in that order); --count takes the first
+    ``node-<i>`` names that are neither ``taken`` (Nodes the server has) nor named before."""
     boards = simulated.load_nodes_file(args.nodes_file) if args.nodes_file else []
     boards += [simulated.Board(name=n) for n in getattr(args, "names", None) or []]
-    boards += simulated.default_boards(args.count or 0)
     names = [b.name for b in boards]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise simulated.SimulationError(f"node names given twice: {', '.join(dupes)}")
+    boards += [simulated.Board(name=n) for n in simulated.free_names(set(taken) | set(names), args.count or 0)]
     return boards
+
+
+def _played(api: ApiClient) -> dict[str, float]:
+    """Nodes whose Lease was renewed within its duration (another kubelet plays them): name -> age."""
+    now, out = time.time(), {}
+    default = profiles.load("simulator").lease_duration
+    for lease in api.list("Lease", constants.NODE_LEASE_NAMESPACE):
+        spec = lease.get("spec") or {}
+        if not spec.get("renewTime"):
+            continue
+        age = now - timefmt.parse(spec["renewTime"])
+        if age < float(spec.get("leaseDurationSeconds") or default):
+            out[lease["metadata"]["name"]] = max(0.0, age)
+    return out
 
 
 def _api(args: argparse.Namespace) -> ApiClient:
@@ -43,13 +58,20 @@ def _api(args: argparse.Namespace) -> ApiClient:
 
 
 def _add(args: argparse.Namespace) -> int:
-    boards = boards_from(args)
-    if not boards:
+    if not (args.names or args.count or args.nodes_file):
         print("kube32-conformance nodes add: name some boards (NAME..., --count N or --nodes-file FILE)",
               file=sys.stderr)
         return EXIT_USAGE
     stages = simulated.load_stages(args.stages)
-    _api(args)
+    api = _api(args)
+    boards = boards_from(args, {n["metadata"]["name"] for n in api.list("Node")})
+    played = _played(api)
+    busy = [b.name for b in boards if b.name in played]
+    if busy:      # two kubelets on one Node would fight over its status and Lease
+        ages = ", ".join(f"{n} (renewed {played[n]:.0f} s ago)" for n in busy)
+        print(f"kube32-conformance nodes add: another kubelet plays {ages}; pick other names, or stop it "
+              "first (nodes remove NAME deletes a Node)", file=sys.stderr)
+        return EXIT_USAGE
     fleet = simulated.Fleet(args.server, boards, token=args.token, stages=stages).start()
     print(f"simulating {len(boards)} board(s) on {args.server}: {', '.join(b.name for b in boards)} "
           "(Ctrl-C stops them; their Nodes stay and go NotReady)", flush=True)
@@ -64,8 +86,11 @@ def _add(args: argparse.Namespace) -> int:
 
 def _remove(args: argparse.Namespace) -> int:
     missing = simulated.remove_nodes(_api(args), args.names)
-    for name in missing:
-        print(f"node {name!r} not found", file=sys.stderr)
+    for name in args.names:
+        if name in missing:
+            print(f'node "{name}" not found', file=sys.stderr)
+        else:
+            print(f'node "{name}" deleted')      # as kubectl delete says it
     return 1 if missing else 0
 
 

@@ -17,6 +17,7 @@ KUBERNETES_VERSION = {"major": "1", "minor": "33", "gitVersion": "v1.33.0-kube32
 
 
 @bp.route("/version")
+@bp.route("/version/")      # the kubernetes client asks with the slash (VersionApi.get_code)
 def version():
     return jsonify(KUBERNETES_VERSION)
 

@@ -444,7 +444,18 @@ def delete(t: Target) -> Response:
     dry = dry_run()
     with cp.store.lock:
         obj = cp.store.get(r.key, t.namespace or "", t.name)
-        return render(cp, r, _remove(cp, r, obj, options, dry))
+        shown = _remove(cp, r, obj, options, dry)
+    if r.returns_deleted_object or r.key == "namespaces":   # a namespace lingers while it terminates
+        return render(cp, r, shown)
+    return jsonify(deleted(r, obj))
+
+
+def deleted(r: Resource, obj: dict) -> dict:
+    """Upstream's answer to a DELETE that removed the object at once (the registry's finalizeDelete):
+    a Status naming what is gone (its ``kind`` is the resource, as upstream sets it)."""
+    meta = obj["metadata"]
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": {"name": meta["name"], "group": r.group, "kind": r.plural, "uid": meta.get("uid", "")}}
 
 
 def delete_collection(t: Target) -> Response:

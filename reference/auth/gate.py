@@ -13,7 +13,7 @@ from kube32.reference.auth.identity import DEVELOPMENT, User, authenticated
 
 log = logging.getLogger(__name__)
 
-PUBLIC_PATHS = ("/healthz", "/readyz", "/livez", "/version")   # answered to anyone, as upstream
+PUBLIC_PATHS = ("/healthz", "/readyz", "/livez", "/version", "/version/")   # answered to anyone, as upstream
 IMPERSONATE_USER = "Impersonate-User"
 IMPERSONATE_GROUP = "Impersonate-Group"
 

@@ -137,6 +137,26 @@ def test_kubectl_reads_every_kind_as_yaml(cluster, version, tmp_path):
 
 
 @pytest.mark.kubectl
+@pytest.mark.parametrize("version", ["kubectl.1.27", "kubectl.1.33"])
+def test_kubectl_describe_node_shows_the_boards_cpu_share(cluster, version, tmp_path):
+    """A board reports its cores, so describe's Allocated resources divide by something."""
+    binary = kubectl_binary(version)
+    if binary is None:
+        pytest.skip(f"{version} is not installed")
+    _, kubeconfig = cluster
+    env = {**ENV, "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(tmp_path)}
+    done = subprocess.run([binary, "describe", "node", "node-0"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "-9223372036854775808" not in done.stdout, done.stdout      # a share of 0 cores: NaN as an int
+    pods = done.stdout.split("Non-terminated Pods:", 1)[1].split("Allocated resources:", 1)[0]
+    rows = [line.split() for line in pods.splitlines()[3:] if line.strip()]
+    assert rows and all(re.fullmatch(r"\d+m? \(\d+%\)", " ".join(r[2:4])) for r in rows), pods
+    allocated = done.stdout.split("Allocated resources:", 1)[1]
+    assert re.search(r"^\s+cpu\s+\d+m? \(\d+%\)\s+\d+m? \(\d+%\)\s*$", allocated, re.M), allocated
+
+
+@pytest.mark.kubectl
 def test_kubelet_side_verbs_and_rollout_history_say_what_kube32_lacks(cluster, tmp_path):
     binary = kubectl_binary("kubectl")
     if binary is None:

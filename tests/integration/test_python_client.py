@@ -106,3 +106,37 @@ def test_deployment_scale_through_the_client(apps):
     scale = apps.patch_namespaced_deployment_scale("py-web", "default", {"spec": {"replicas": 4}})
     assert scale.spec.replicas == 4 and scale.status.selector == "app=py-web"
     assert apps.read_namespaced_deployment("py-web", "default").spec.replicas == 4
+
+
+def test_the_version_api_answers_the_clients_path(server):
+    """VersionApi asks ``/version/`` (with the slash)."""
+    config = client.Configuration()
+    config.host = server.url
+    with client.ApiClient(config) as api:
+        info = client.VersionApi(api).get_code()
+    assert (info.major, info.minor) == ("1", "33") and info.git_version.startswith("v1.33")
+
+
+def _plain(answer) -> dict:
+    """A delete's answer as JSON: the 2024 client makes a model of it (V1Status, V1Pod), the newest
+    declares these answers ``object`` and hands back the JSON itself."""
+    return answer if isinstance(answer, dict) else client.ApiClient().sanitize_for_serialization(answer)
+
+
+def test_deleting_a_deployment_answers_upstreams_status_and_a_pod_the_pod(apps, core):
+    """As upstream's registries: a Deployment removed at once answers a Status naming it; a Pod
+    answers itself (its registry returns the deleted object)."""
+    body = client.V1Deployment(
+        metadata=client.V1ObjectMeta(name="py-gone"),
+        spec=client.V1DeploymentSpec(
+            replicas=0, selector=client.V1LabelSelector(match_labels={"app": "py-gone"}),
+            template=client.V1PodTemplateSpec(
+                metadata=client.V1ObjectMeta(labels={"app": "py-gone"}),
+                spec=client.V1PodSpec(containers=[client.V1Container(name="w", image="web:1")]))))
+    uid = apps.create_namespaced_deployment("default", body).metadata.uid
+    status = _plain(apps.delete_namespaced_deployment("py-gone", "default"))
+    assert (status["kind"], status["status"]) == ("Status", "Success"), status
+    assert status["details"] == {"name": "py-gone", "group": "apps", "kind": "deployments", "uid": uid}, status
+    core.create_namespaced_pod("default", pod("py-d"))
+    gone = _plain(core.delete_namespaced_pod("py-d", "default"))
+    assert (gone["kind"], gone["metadata"]["name"]) == ("Pod", "py-d"), gone

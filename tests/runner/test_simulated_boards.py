@@ -156,10 +156,45 @@ def test_nodes_cli_list_and_remove(server, fleet, capsys):
     assert table[0].split() == ["NAME", "READY", "LEASE-AGE", "PODS"]
     assert any(row.split()[:2] == ["sim-a", "True"] for row in table[1:])
     api(server).create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "stray"}})
+    capsys.readouterr()
     assert cli.main(["nodes", "remove", "stray", "--server", server.url]) == 0
+    assert capsys.readouterr().out.strip() == 'node "stray" deleted'
     assert api(server).try_get("Node", "stray") is None
     assert cli.main(["nodes", "remove", "stray", "--server", server.url]) == 1
-    assert "node 'stray' not found" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == 'node "stray" not found'
+
+
+def test_a_board_whose_node_is_deleted_stops_once_and_says_so(server, caplog):
+    """``nodes remove`` on a board that ``serve --nodes`` plays: the board stops instead of failing
+    every renewal forever."""
+    running = simulated.Fleet(server.url, [simulated.Board(name="sim-gone")])
+    running.tick(time.time())
+    assert api(server).try_get("Node", "sim-gone") is not None
+    assert simulated.remove_nodes(api(server), ["sim-gone"]) == []
+    with caplog.at_level("WARNING"):
+        running.tick(time.time() + 6)        # its Lease is due: the PUT finds nothing
+        running.tick(time.time() + 12)
+    assert running.boards == []
+    assert [r.getMessage() for r in caplog.records] == \
+        ["simulated board sim-gone: its Node was deleted, so the board stops"]
+    assert api(server).try_get("Node", "sim-gone") is None
+
+
+def test_nodes_add_counts_past_the_nodes_the_server_has_and_refuses_a_played_name(server, fleet, capsys):
+    """Against ``serve --nodes 3`` (node-0..node-2 played), ``nodes add --count 2`` plays node-3 and
+    node-4; naming a Node another kubelet renews is refused in one line."""
+    from argparse import Namespace
+
+    from kube32.conformance import nodes_cli
+
+    names = [b.name for b in nodes_cli.boards_from(Namespace(nodes_file=None, names=["x"], count=2),
+                                                   {"node-0", "node-1", "node-2", "node-4"})]
+    assert names == ["x", "node-3", "node-5"]
+    eventually(lambda: api(server).try_get("Lease", "sim-a", "kube-node-lease"), bool, "sim-a renews")
+    capsys.readouterr()
+    assert cli.main(["nodes", "add", "sim-a", "--server", server.url]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kube32-conformance nodes add: another kubelet plays sim-a (renewed")
 
 
 def test_nodes_cli_against_nothing_is_one_line(capsys):

@@ -9,6 +9,7 @@ a pod IP, Ready) and then moves them through the declarative stages of ``stages.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -29,9 +30,12 @@ log = logging.getLogger(__name__)
 
 POD_SYNC_INTERVAL = 1.0     # seconds between looks at the pods (admission, stages, deletions)
 LOOP_INTERVAL = 0.2
-# A typical ESP32-S3 module (N8R8): free heap after boot, octal PSRAM, the peripherals it exposes.
-S3_CAPACITY = {constants.MEMORY: "256Ki", "esp32.io/psram": "8Mi", constants.GPIO: "36", "esp32.io/i2c": "2",
-               "esp32.io/uart": "3", "esp32.io/adc": "20", "esp32.io/rmt-tx": "4", "esp32.io/rmt-rx": "4"}
+# A typical ESP32-S3 module (N8R8): its two cores, free heap after boot, octal PSRAM, the peripherals it
+# exposes. The scheduler ignores cpu; the board reports it as a kubelet does (kubectl describe node
+# divides the pods' cpu requests by it).
+S3_CAPACITY = {"cpu": "2", constants.MEMORY: "256Ki", "esp32.io/psram": "8Mi", constants.GPIO: "36",
+               "esp32.io/i2c": "2", "esp32.io/uart": "3", "esp32.io/adc": "20", "esp32.io/rmt-tx": "4",
+               "esp32.io/rmt-rx": "4"}
 S3_LABELS = {"board": "esp32-s3"}
 # GPIOs an ESP32-S3 module can give out (26-32 drive flash/PSRAM; 19/20 are USB, still usable).
 S3_PINS = tuple([*range(0, 22), *range(33, 49)])
@@ -302,18 +306,41 @@ class Fleet:
             self._stop.wait(LOOP_INTERVAL)
 
     def tick(self, now: float) -> None:
-        for board in self.boards:
-            if not board.registered:
-                board.register()
-                log.info("simulated board %s registered", board.name)
-            board.lease_tick(now)
+        for board in list(self.boards):
+            with self._retiring(board):
+                if not board.registered:
+                    board.register()
+                    log.info("simulated board %s registered", board.name)
+                board.lease_tick(now)
         if now >= self._next_pods:
             self._next_pods = now + POD_SYNC_INTERVAL
             by_node: dict[str, list[dict]] = {}
             for pod in self.api.list("Pod"):
                 by_node.setdefault((pod.get("spec") or {}).get("nodeName") or "", []).append(pod)
-            for board in self.boards:
-                board.sync(by_node.get(board.name, []), now)
+            for board in list(self.boards):
+                with self._retiring(board):
+                    board.sync(by_node.get(board.name, []), now)
+
+    @contextlib.contextmanager
+    def _retiring(self, board: SimulatedBoard):
+        """A board whose Node was deleted (``nodes remove``, kubectl) stops playing it, once, and says so."""
+        try:
+            yield
+        except ApiStatusError as exc:
+            if exc.code != 404 or not board.registered or self.api.try_get("Node", board.name) is not None:
+                raise
+            self.boards.remove(board)
+            log.warning("simulated board %s: its Node was deleted, so the board stops", board.name)
+
+
+def free_names(taken: set[str], count: int, prefix: str = "node-") -> list[str]:
+    """The first ``count`` names ``node-<i>`` that no Node has yet."""
+    out, i = [], 0
+    while len(out) < count:
+        if f"{prefix}{i}" not in taken:
+            out.append(f"{prefix}{i}")
+        i += 1
+    return out
 
 
 def remove_nodes(api: ApiClient, names: list[str]) -> list[str]:
