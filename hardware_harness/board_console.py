@@ -88,6 +88,21 @@ class CrashRecord:
     decoded: tuple[str, ...] = ()   # the backtrace as source locations (when the board has an ELF)
 
 
+def _why_not_open(url: str, exc: BaseException) -> str:
+    """pyserial's reason, with what it most likely means when that is not plain."""
+    cause = str(exc)
+    if "timeout while waiting for option" in cause:   # pyserial's RFC2217 negotiation at open
+        return cause + (" (the RFC2217 server answered no option negotiation in time; console data queued "
+                        "ahead of the answer, e.g. a board flooding its UART, delays it)")
+    if url.startswith("rfc2217://") and (isinstance(exc, (BrokenPipeError, ConnectionResetError)) or any(
+            s in cause for s in ("Broken pipe", "Connection reset", "does not seem to support RFC2217"))):
+        return cause + (" (busy: the RFC2217 server closed the connection as it opened, as a server does "
+                        "when another client has the port open: a rig monitor, idf.py monitor or another run)")
+    if "exclusively lock" in cause or "Resource temporarily unavailable" in cause:
+        return cause + " (busy: another program has the port open: a rig monitor, idf.py monitor or another run)"
+    return cause
+
+
 class BoardConsole(ConsoleProtocol, ResetProtocol):
     """Console and reset control of one board over any pyserial URL."""
 
@@ -152,17 +167,15 @@ class BoardConsole(ConsoleProtocol, ResetProtocol):
             raise StateError(f"board {self.name}: open() called but the port {self.url} is already open")
         if self.url.startswith("vboard://"):
             from . import virtual  # noqa: F401  (registers the vboard:// scheme)
+        local = "://" not in self.url
         try:
-            ser = serial.serial_for_url(self.url, baudrate=self.port.baud, timeout=READ_TIMEOUT, do_not_open=True)
+            ser = serial.serial_for_url(self.url, baudrate=self.port.baud, timeout=READ_TIMEOUT, do_not_open=True,
+                                        **({"exclusive": True} if local else {}))
             ser.dtr = False
             ser.rts = False
             ser.open()
         except (serial.SerialException, OSError, ValueError) as exc:
-            cause = str(exc)
-            if "timeout while waiting for option" in cause:   # pyserial's RFC2217 negotiation at open
-                cause += (" (the RFC2217 server answered no option negotiation in time; console data queued "
-                          "ahead of the answer, e.g. a board flooding its UART, delays it)")
-            raise BoardDisconnected(self.name, self.url, cause, opening=True) from exc
+            raise BoardDisconnected(self.name, self.url, _why_not_open(self.url, exc), opening=True) from exc
         if self._log_path and self._log is None:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self._log_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import threading
 import time
@@ -85,27 +86,82 @@ def rig_check(rig_file: str | Path, *, log_dir: str | Path | None = None) -> Rig
 def rig_monitor(rig_file: str | Path, out: TextIO, duration: float | None = None, *,
                 print_filter: str = "", colour: bool | None = None, elves: dict[str, str] | None = None,
                 toolchain_prefix: str | None = None, log_dir: str | Path | None = None,
-                queue_lines: int = monitor.QUEUE_LINES) -> monitor.Printer:
+                queue_lines: int = monitor.QUEUE_LINES, keys: int | None = None) -> monitor.Printer:
     """Show every board's console as idf.py monitor would (prefixed by the board name) for ``duration``
     seconds or until Ctrl-C: coloured by level when ``out`` is a TTY (``colour`` None), filtered by
     ``print_filter`` (idf.py monitor syntax), control characters escaped, backtraces decoded for the
-    boards with an ELF; a terminal that cannot keep up gets an "N bytes dropped" note, never a stall."""
+    boards with an ELF; a terminal that cannot keep up gets an "N bytes dropped" note, never a stall.
+    It first says which boards it shows and, when ``keys`` (a file descriptor: the terminal) is given,
+    takes idf.py monitor's keys from it (``monitor.KeyCommands``: reset a board, reset all, quit)."""
     pf = monitor.PrintFilter(print_filter)
     with Rig.open(rig_file, log_dir=log_dir, elves=elves, toolchain_prefix=toolchain_prefix) as rig:
-        width = max(len(n) for n in rig.consoles)
+        names = list(rig.consoles)
+        for line in monitor.banner(str(rig_file), [(n, rig.specs[n].role, rig.specs[n].port.url) for n in names],
+                                   keys is not None):
+            out.write(line + "\n")
+        out.flush()
+        width = max(len(n) for n in names)
         if colour is None:
             colour = bool(getattr(out, "isatty", lambda: False)())
         printer = monitor.Printer(out, width=width, colour=colour, print_filter=pf, limit=queue_lines)
         for console in rig.consoles.values():
             console.add_listener(printer)
+        quit_ = threading.Event()
+        reader = threading.Thread(target=_take_keys, args=(keys, rig, names, printer, quit_), name="monitor-keys",
+                                  daemon=True)
+        if keys is not None:
+            reader.start()
         deadline = None if duration is None else time.monotonic() + duration
         try:
-            while deadline is None or time.monotonic() < deadline:
-                time.sleep(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
+            while (deadline is None or time.monotonic() < deadline) and not quit_.is_set():
+                quit_.wait(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
         except KeyboardInterrupt:
             pass
+        quit_.set()
+        if reader.is_alive():
+            reader.join(1)
     printer.close()
     return printer
+
+
+def _take_keys(fd: int, rig: Rig, names: list[str], printer: monitor.Printer, quit_: threading.Event) -> None:
+    """Read key presses from ``fd`` until quit; resets run on threads of their own (a pulse each)."""
+    import os
+    import select
+
+    commands = monitor.KeyCommands(names)
+    while not quit_.is_set():
+        try:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            data = os.read(fd, 64) if ready else b"-"
+        except OSError:          # the terminal went away
+            return
+        if not data:
+            return
+        if not ready:
+            continue
+        for key in data.decode("utf-8", "replace"):
+            action = commands.feed(key)
+            if action is None:
+                continue
+            what, boards = action
+            if what == "quit":
+                quit_.set()
+                return
+            if what == "reset":
+                for name in boards:
+                    printer.say(name, "--- reset from the keyboard")
+                    threading.Thread(target=_reset, args=(rig, name, printer), daemon=True).start()
+            else:
+                printer.say("monitor", monitor.help_line(True) if what == "help"
+                            else f"--- unknown key after Ctrl+T: {boards[0]!r} (Ctrl+T then H shows the keys)")
+
+
+def _reset(rig: Rig, name: str, printer: monitor.Printer) -> None:
+    try:
+        rig.consoles[name].reset()
+    except HarnessError as exc:
+        printer.say(name, f"--- reset failed: {one_line(exc)}")
 
 
 def one_line(exc: BaseException) -> str:
@@ -148,15 +204,35 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_monitor(args: argparse.Namespace) -> int:
     colour = {"auto": None, "always": True, "never": False}[args.color]
     try:
-        rig_monitor(args.rig_file, sys.stdout, args.duration, print_filter=args.print_filter, colour=colour,
-                    elves=parse_elf_args(args.elf), toolchain_prefix=args.toolchain_prefix,
-                    log_dir=args.log_dir)
+        with _keys_from_the_terminal() as keys:
+            rig_monitor(args.rig_file, sys.stdout, args.duration, print_filter=args.print_filter, colour=colour,
+                        elves=parse_elf_args(args.elf), toolchain_prefix=args.toolchain_prefix,
+                        log_dir=args.log_dir, keys=keys)
     except monitor.FilterError as exc:
         print(f"rig monitor: --print-filter: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except HarnessError as exc:
         return _fail(exc)
     return 0
+
+
+@contextlib.contextmanager
+def _keys_from_the_terminal():
+    """Standard input's descriptor in cbreak mode (each key at once, Ctrl+C still a signal) while the
+    monitor runs, when it is a terminal; else None (no keys)."""
+    if not sys.stdin.isatty():
+        yield None
+        return
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        yield fd
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 def _cmd_virtual(args: argparse.Namespace) -> int:

@@ -110,6 +110,11 @@ class Printer:
                 d.lines += 1
                 d.bytes += len(line.text.encode("utf-8", "replace")) + 1
 
+    def say(self, board: str, text: str) -> None:
+        """A line of the monitor's own (``--- ...``) among the board's, in order with them."""
+        with contextlib.suppress(queue.Full):
+            self._queue.put_nowait((board, text))
+
     def dropped(self) -> dict[str, Dropped]:
         with self._lock:
             return {k: Dropped(v.lines, v.bytes) for k, v in self._dropped.items()}
@@ -127,6 +132,9 @@ class Printer:
                                    "keep up with the console")
             if item is self._stop:
                 return
+            if isinstance(item, tuple):
+                self._write(*item)
+                continue
             self.printed_bytes[item.board] = self.printed_bytes.get(item.board, 0) + len(
                 item.text.encode("utf-8", "replace")) + 1
             self._write(item.board, f"{item.stamp} {render(item.event, colour=self.colour)}")
@@ -141,3 +149,49 @@ class Printer:
         self._queue.put(self._stop)
         self._thread.join(timeout)
 
+
+
+# -- keys, as idf.py monitor takes them ------------------------------------------------------------
+MENU_KEY = "\x14"      # Ctrl+T: the next key is a command
+QUIT_KEY = "\x1d"      # Ctrl+]: quit
+
+
+class KeyCommands:
+    """What a key press asks for: ``Ctrl+T`` then ``R`` resets every board, ``Ctrl+T`` then a board's
+    number (``1``-``9``, as the banner lists them) resets that board, ``Ctrl+T`` then ``H`` shows the
+    keys, ``Ctrl+]`` quits. ``feed`` returns ``("reset", boards)``, ``("help", [])``, ``("quit", [])``,
+    ``("unknown", [key])`` or None (nothing yet)."""
+
+    def __init__(self, boards: list[str]) -> None:
+        self.boards = list(boards)
+        self._menu = False
+
+    def feed(self, key: str) -> tuple[str, list[str]] | None:
+        if not self._menu:
+            if key == QUIT_KEY:
+                return "quit", []
+            self._menu = key == MENU_KEY
+            return None
+        self._menu = False
+        if key.lower() == "r":
+            return "reset", list(self.boards)
+        if key.isdigit() and 1 <= int(key) <= min(9, len(self.boards)):
+            return "reset", [self.boards[int(key) - 1]]
+        if key.lower() == "h" or key == "\x08":
+            return "help", []
+        return "unknown", [key]
+
+
+def banner(rig_file: str, boards: list[tuple[str, str, str]], keys: bool) -> list[str]:
+    """What the monitor says first, before any board does: the rig, its boards, the keys."""
+    width = max((len(name) for name, _, _ in boards), default=0)
+    lines = [f"--- kube32 rig monitor on {rig_file}: {len(boards)} board(s) ---"]
+    lines += [f"---   {i} {name:<{width}}  {role:<13} {url}" for i, (name, role, url) in enumerate(boards, 1)]
+    lines.append(help_line(keys))
+    return lines
+
+
+def help_line(keys: bool) -> str:
+    if not keys:
+        return "--- Quit: Ctrl+C ---"
+    return "--- Quit: Ctrl+] or Ctrl+C | Reset a board: Ctrl+T then its number | Reset all: Ctrl+T then R ---"

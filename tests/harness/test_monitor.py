@@ -5,6 +5,7 @@ with a host ELF and the host's addr2line (no Xtensa toolchain needed)."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import threading
@@ -16,7 +17,7 @@ from kube32.harness import BoardConsole, BoardCrashed
 from kube32.harness.cli import rig_monitor
 from kube32.harness.console import parse_line
 from kube32.harness.decode import BacktraceDecoder, DecoderError, parse_elf_args
-from kube32.harness.monitor import FilterError, Printer, PrintFilter, render
+from kube32.harness.monitor import FilterError, KeyCommands, Printer, PrintFilter, render
 from kube32.harness.virtual import IdleFirmware, VirtualRig
 
 
@@ -194,3 +195,60 @@ def test_decoder_problems_are_one_clear_line(tmp_path):
         BacktraceDecoder(tmp_path / "fw.elf", "xtensa-k32-elf-")
     with pytest.raises(DecoderError, match="BOARD=PATH"):
         parse_elf_args(["node-a"])
+
+
+@pytest.mark.parametrize(("keys", "want"), [
+    ("\x14r", [("reset", ["cp", "node-a", "node-b"])]),
+    ("\x14R", [("reset", ["cp", "node-a", "node-b"])]),
+    ("\x142", [("reset", ["node-a"])]),
+    ("\x144", [("unknown", ["4"])]),          # three boards: no fourth
+    ("r\x14h", [("help", [])]),               # a plain key is no command
+    ("\x1d", [("quit", [])]),
+    ("\x14\x14r", [("unknown", ["\x14"])]),   # Ctrl+T twice, then a plain r
+])
+def test_keys_are_read_as_idf_monitor_reads_them(keys, want):
+    commands = KeyCommands(["cp", "node-a", "node-b"])
+    assert [a for a in map(commands.feed, keys) if a is not None] == want
+
+
+def test_the_monitor_says_what_it_shows_at_once_and_resets_a_board_from_a_key(tmp_path):
+    """Idle boards print nothing; the banner names the rig, its boards and the keys before any board
+    speaks, and Ctrl+T then a board's number reboots that board (its boot log shows again)."""
+    vr = VirtualRig(tmp_path, ["quiet"], control_plane=False, api_url="http://127.0.0.1:9", transport="vboard",
+                    prefix="k-", node_firmware={"quiet": IdleFirmware()})
+    read_keys, write_keys = os.pipe()
+    with vr:
+        out = io.StringIO()
+
+        def press_once_shown() -> None:
+            deadline = time.monotonic() + 20
+            while "--- Quit:" not in out.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.write(write_keys, b"\x142")
+
+        threading.Thread(target=press_once_shown, daemon=True).start()
+        rig_monitor(vr.rig_path, out, duration=8, keys=read_keys)
+    os.close(read_keys)
+    os.close(write_keys)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"--- kube32 rig monitor on {vr.rig_path}: 2 board(s) ---", lines   # and its control plane
+    assert lines[1].split()[:2] == ["---", "1"] and lines[1].split()[3] == "control-plane", lines
+    assert lines[2].split() == ["---", "2", "k-quiet", "node", "vboard://k-quiet"], lines
+    assert lines[3].startswith("--- Quit: Ctrl+] or Ctrl+C | Reset a board: Ctrl+T then its number"), lines
+    reset_at = next(i for i, line in enumerate(lines) if "--- reset from the keyboard" in line)
+    assert any("rst:" in line for line in lines[reset_at:]), "the board did not boot again after the key"
+
+
+def test_a_port_another_client_holds_is_called_busy(make_board, make_server):
+    """Over RFC2217 the second client only sees the connection close; the harness says what that means."""
+    from kube32.harness import BoardDisconnected
+
+    board = make_board()
+    server = make_server(board)
+    first = BoardConsole(board.name, server.url).open()
+    try:
+        with pytest.raises(BoardDisconnected) as err:
+            BoardConsole(board.name, server.url).open()
+    finally:
+        first.close()
+    assert "(busy: the RFC2217 server closed the connection as it opened" in str(err.value)
