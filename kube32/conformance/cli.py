@@ -58,6 +58,7 @@ def _serve(args: argparse.Namespace) -> int:
     cluster = devcluster.prepare(args, config)      # one-line errors for bad flags and files, before binding
     host, port = devcluster.check_listen(args.listen)
     tls = secure_serve.prepare(args, config, host, port, [b.name for b in cluster.boards])
+    devcluster.check_free(host, port, args.listen)    # last: before any board could talk to what holds it
     if tls is not None:
         cluster.url = secure_serve.server_url(host, port, True)
         cluster.certificates = args.tls_self_signed

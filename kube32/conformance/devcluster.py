@@ -133,8 +133,9 @@ def check_free(host: str, port: int, listen: str) -> None:
 
 
 def prepare(args: argparse.Namespace, config) -> DevCluster:
+    """Every flag and file checked; the address is checked last, by the caller (``check_free``), so a
+    bad flag is named even when the port is taken."""
     host, port = check_listen(args.listen)
-    check_free(host, port, args.listen)
     if args.data_dir:
         parent = Path(args.data_dir).resolve().parent
         if not parent.is_dir():

@@ -204,6 +204,21 @@ def test_serve_answers_a_bad_flag_with_one_line_and_status_2(args, says):
     assert len(lines) == 1 and says in lines[0], done.stderr
 
 
+def test_a_bad_flag_is_named_before_a_busy_port(tmp_path):
+    """What the user wrote wrong comes first; the port (taken here, as the README's own serve takes
+    6443) is checked last."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        listen = f"127.0.0.1:{held.getsockname()[1]}"
+        bad = _serve("--listen", listen, "--data-dir", "/no/such/parent/data")
+        busy = _serve("--listen", listen)
+    assert bad.returncode == 2 and "the folder /no/such/parent does not exist" in bad.stderr, bad.stderr
+    assert busy.returncode == 2 and busy.stderr.startswith(f"kube32-conformance serve: cannot listen on {listen}")
+
+
 def test_a_nodes_file_with_an_unknown_key_names_the_field(tmp_path):
     bad = tmp_path / "nodes.yaml"
     bad.write_text("nodes:\n- name: a\n  colour: blue\n")

@@ -22,7 +22,7 @@ EVICTION = "sc-node_lifecycle-eviction-the_default_toleration_300_s_still_runnin
 
 def chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "Debian's chromium is needed (.ci/run installs it: apt-get install -y chromium)"
+    assert path, "Debian's chromium is needed (tox installs it: tools/install_chromium.py)"
     return path
 
 
