@@ -27,7 +27,7 @@ import time
 import pytest
 
 from kube32.conformance import __version__, levels
-from kube32.conformance.reports import text
+from kube32.conformance.reports import sentences, text
 from kube32.conformance.reports.gherkin import SCENARIO_LOG
 from kube32.conformance.suite import item_clauses
 from kube32.spec import catalogue
@@ -213,6 +213,7 @@ class Collector:
 
     def document(self) -> dict:
         rows = self.clauses()
+        units = sentences.verdicts(self.results.values(), complete=self.complete)
         return {
             "format": FORMAT_VERSION,
             "suite": {"name": "kube32-conformance", "version": __version__},
@@ -224,8 +225,10 @@ class Collector:
             "summary": {"clauses": self.counts(rows),
                         "scenarios": self.counts([{"status": r.verdict(self.level)} for r in self.results.values()],
                                                  (*VERDICTS, levels.NOT_JUDGED, "uncovered")),
-                        **{level: {"clauses": self.counts(rows, level=level)} for level in levels.LEVELS}},
+                        **{level: {"clauses": self.counts(rows, level=level)} for level in levels.LEVELS},
+                        "sentences": sentences.counts(units)},
             "clauses": rows,
+            "sentences": units,
         }
 
     def summary_lines(self) -> list[str]:

@@ -19,7 +19,7 @@ STATUS_ORDER = ("failed", "error", "deviation", "pending", "passed", "disabled",
                 "uncovered")
 COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "error": "#ef6c00", "deviation": "#6a1b9a",
            "disabled": "#757575", "reference-only": "#90a4ae", "pending": "#0277bd", "not-selected": "#b0bec5", "uncovered": "#9e9e9e",
-           "skipped": "#9e9e9e", "undefined": "#ef6c00", "running": "#0277bd"}
+           "skipped": "#9e9e9e", "undefined": "#ef6c00", "running": "#0277bd", "not-judgeable": "#cfd8dc"}
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("kube32.conformance.reports", "templates"),
                           autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -74,7 +74,22 @@ def render(doc: dict, results: list) -> str:
     first_failure = next((c["row"]["id"] for c in clauses if c["row"]["status"] in ("failed", "error")), None)
     return _ENV.get_template("index.html.j2").render(
         doc=doc, clauses=clauses, areas=_area_bars(doc["clauses"]), first_failure=first_failure,
-        statuses=[s for s in STATUS_ORDER if doc["summary"]["clauses"].get(s)])
+        statuses=[s for s in STATUS_ORDER if doc["summary"]["clauses"].get(s)],
+        sentence_sections=_sentence_sections(doc.get("sentences", []), by_nodeid))
+
+
+def _sentence_sections(units: list[dict], by_nodeid: dict) -> list[tuple[str, list[dict]]]:
+    """The Document view's units by section, in document order; every scenario dot links to its record."""
+    sections: dict[str, list[dict]] = {}
+    for unit in units:
+        for st in unit["statements"]:
+            for side in st["sides"]:
+                for run in side["scenarios"]:
+                    result = by_nodeid.get(run["nodeid"])
+                    run["anchor"] = anchor(result) if result is not None else ""
+        sections.setdefault(unit["section"], []).append(
+            {**unit, "anchor": re.sub(r"[^A-Za-z0-9]+", "-", unit["at"]).strip("-").lower()})
+    return list(sections.items())
 
 
 def render_comparison(comparison: dict) -> str:
