@@ -22,6 +22,16 @@ def _time(text) -> float | None:
         return None
 
 
+def _changed_at(pod: dict, bound: bool) -> float | None:
+    """When the target says the pod last changed binding: PodScheduled's transition for a binding,
+    DisruptionTarget's for an eviction."""
+    wanted = "PodScheduled" if bound else "DisruptionTarget"
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == wanted and cond.get("status") == "True":
+            return _time(cond.get("lastTransitionTime"))
+    return None
+
+
 class Observations:
     def __init__(self, clock, namespace: str) -> None:
         self.clock = clock
@@ -76,6 +86,9 @@ class Observations:
             renewals.append(renewed)
 
     def _pod(self, pod: dict, now: float) -> None:
+        """A pod's state changes, each from the moment the target stamped it when it says (an
+        eviction's DisruptionTarget, a binding's PodScheduled), else from when it was seen; ``last``
+        is when the state was last seen, so a picture never draws it past what was observed."""
         meta = pod["metadata"]
         if meta.get("namespace") != self.namespace:
             return
@@ -83,8 +96,13 @@ class Observations:
                  "phase": (pod.get("status") or {}).get("phase", ""),
                  "deleting": bool(meta.get("deletionTimestamp"))}
         history = self.pods.setdefault(meta["name"], [])
-        if not history or {k: history[-1][k] for k in state} != state:
-            history.append({"at": now, **state})
+        if history and {k: history[-1][k] for k in state} == state:
+            history[-1]["last"] = max(history[-1]["last"], now)
+            return
+        stamped = _changed_at(pod, state["node"] is not None)
+        since = history[-1]["last"] if history else float("-inf")
+        at = stamped if stamped is not None and since <= stamped <= now + 1 else now
+        history.append({"at": at, "seen": now, "last": now, **state})
 
     # -- the record ----------------------------------------------------------------------
     def to_dict(self) -> dict:

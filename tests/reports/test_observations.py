@@ -73,3 +73,44 @@ def test_the_picture_marks_the_deadline_and_zooms_in():
     dot_x = close.dots[0][0]
     assert dot_x > band_x + band_width and close.dots[0][2] == timelines.VERDICT_COLOURS["failed"]
     assert timelines.pictures({"t0": T0, "end": T0, "nodes": {}, "pods": {}}, []) == []
+
+
+def _pod(node: str | None, disrupted: float | None = None) -> dict:
+    status = {"phase": "Running" if node else "Pending"}
+    if disrupted is not None:
+        status["conditions"] = [{"type": "DisruptionTarget", "status": "True", "lastTransitionTime": _iso(disrupted)}]
+    return {"kind": "Pod", "metadata": {"name": "web", "namespace": "k32-ns"},
+            "spec": {"nodeName": node} if node else {}, "status": status}
+
+
+def test_a_pod_evicted_between_looks_is_drawn_as_observed_not_as_still_bound():
+    """The pod was last seen on node-a at +10 s, evicted at +230 s (its DisruptionTarget says so) and
+    seen Pending at +330 s: the picture ends node-a at +10 s, shows +10..+230 s as not observed, and
+    Pending from +230 s — never "on node-a" up to the moment the runner looked again."""
+    clock = Clock()
+    obs = Observations(clock, "k32-ns")
+    obs("GET", "/pod", _pod("node-a"))
+    clock.t += 10
+    obs("GET", "/pod", _pod("node-a"))
+    clock.t += 320
+    obs("GET", "/pod", _pod(None, disrupted=T0 + 230))
+    record = obs.to_dict()
+    history = record["pods"]["web"]
+    assert [(h["node"], h["at"] - T0, h["last"] - T0) for h in history] == [("node-a", 0, 10), (None, 230, 330)]
+    picture = timelines.build(record)
+    bars = picture.lanes[0].bars
+    assert [b.title.split(" (")[0] for b in bars] == ["bound to node-a", "not observed from +10 s to +230 s", "not bound"]
+    assert bars[0].x + bars[0].width == bars[1].x and bars[1].x + bars[1].width == bars[2].x
+
+
+def test_a_stamp_before_the_last_look_is_not_believed():
+    """A DisruptionTarget older than a look that still saw the pod bound (an old condition kept from an
+    earlier eviction) does not move the change before that look."""
+    clock = Clock()
+    obs = Observations(clock, "k32-ns")
+    obs("GET", "/pod", _pod("node-a"))
+    clock.t += 50
+    obs("GET", "/pod", _pod("node-a"))
+    clock.t += 10
+    obs("GET", "/pod", _pod(None, disrupted=T0 + 20))
+    assert [h["at"] - T0 for h in obs.to_dict()["pods"]["web"]] == [0, 60]

@@ -21,6 +21,8 @@ MARKS_ROW = 26       # below the lanes: where the runner looked (dots) and the d
 READY_COLOURS = {"True": "#2e7d32", "False": "#c62828", "Unknown": "#9e9e9e"}
 VERDICT_COLOURS = {"passed": "#2e7d32", "failed": "#c62828", "error": "#ef6c00"}
 TICK_STEPS = (0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1200, 3600)
+GAP = 0.5            # seconds unobserved before the picture draws them as such
+UNSEEN = "#eceff1"
 
 
 @dataclasses.dataclass
@@ -65,6 +67,31 @@ class Picture:
     plot_top: float
     plot_bottom: float
     span: float
+
+
+def _pod_bars(history: list[dict], end: float, x, t0: float) -> list[Bar]:
+    """What was observed of a pod: each state from when it began to when it was last seen; between
+    that and the next state's beginning nothing was seen, and the picture says so (a hatched gap)
+    instead of stretching the old state up to the moment the runner looked again."""
+    bars = []
+    for i, state in enumerate(history):
+        nxt = history[i + 1]["at"] if i + 1 < len(history) else end
+        last = min(max(state.get("last", nxt), state["at"]), nxt)
+        if i + 1 == len(history) and end - last < GAP:
+            last = end            # seen to the end, as far as a picture can tell
+        when = f"+{_fmt(state['at'] - t0)}"
+        seen = f", last seen +{_fmt(last - t0)}"
+        width = max(x(last) - x(state["at"]), 1.0)
+        if state["node"]:
+            bars.append(Bar(x(state["at"]), width, "#1565c0", f"on {state['node']}",
+                            f"bound to {state['node']} ({state['phase'] or 'no phase'}) from {when}{seen}"))
+        else:
+            bars.append(Bar(x(state["at"]), width, "#bdbdbd", "not bound",
+                            f"not bound ({state['phase'] or 'no phase'}) from {when}{seen}", dashed=True))
+        if nxt - last >= GAP:
+            bars.append(Bar(x(last), max(x(nxt) - x(last), 1.0), UNSEEN, "",
+                            f"not observed from +{_fmt(last - t0)} to +{_fmt(nxt - t0)}", dashed=True))
+    return bars
 
 
 def _tick_step(span: float) -> float:
@@ -176,18 +203,8 @@ def build(observations: dict | None, timing: list[dict] | None = None, steps: li
             lanes.append(t_lane)
             y += LANE
     for name in sorted(pods):
-        history = pods[name]
         lane = Lane(f"pod {name}", y)
-        for i, state in enumerate(history):
-            until = history[i + 1]["at"] if i + 1 < len(history) else end
-            width = max(x(until) - x(state["at"]), 1.0)
-            when = f"+{_fmt(state['at'] - t0)}"
-            if state["node"]:
-                lane.bars.append(Bar(x(state["at"]), width, "#1565c0", f"on {state['node']}",
-                                     f"bound to {state['node']} ({state['phase'] or 'no phase'}) from {when}"))
-            else:
-                lane.bars.append(Bar(x(state["at"]), width, "#bdbdbd", "not bound",
-                                     f"not bound ({state['phase'] or 'no phase'}) from {when}", dashed=True))
+        lane.bars = _pod_bars(pods[name], end, x, t0)
         lanes.append(lane)
         y += LANE
     lanes_end = max(y, TOP + LANE)
