@@ -11,6 +11,7 @@ read (an unreachable target) is left out.
 
 from __future__ import annotations
 
+import re
 import traceback
 import types
 
@@ -90,13 +91,33 @@ def _step_line(step: dict) -> str:
 
 
 def _expected_actual(exc: BaseException, failing: dict | None) -> dict:
-    if isinstance(exc, errors.Unmet):
-        return {"expected": exc.expected, "actual": exc.actual}
+    """What the failing step expects, with its values (the step's own text, table and doc string),
+    and what the target showed instead."""
     if isinstance(exc, errors.ApiStatusError):
         return {"expected": f"a successful answer to {exc.method} {exc.path}",
                 "actual": {"code": exc.code, "status": exc.status}}
-    expected = f"{failing['keyword']} {failing['text']}" if failing else "the scenario's steps to pass"
-    return {"expected": expected, "actual": str(exc) or type(exc).__name__}
+    expected = _step_expectation(failing) if failing else "the scenario's steps to pass"
+    if isinstance(exc, errors.Unmet):
+        return {"expected": expected, "checked": exc.expected, "actual": _without_pytest_hints(exc.actual)}
+    return {"expected": expected, "actual": _without_pytest_hints(str(exc)) or type(exc).__name__}
+
+
+def _step_expectation(step: dict) -> str:
+    out = f"{step['keyword']} {step['text']}"
+    for row in step.get("rows") or []:
+        out += "\n  | " + " | ".join(str(c) for c in row) + " |"
+    if step.get("docstring"):
+        out += "\n" + _indent(step["docstring"])
+    return out
+
+
+_PYTEST_HINTS = re.compile(r"^\s*(Use -v+ to get (more|the full) diff|Omitting \d+ identical items, use -vv to show|"
+                           r"Full diff:)\s*$")
+
+
+def _without_pytest_hints(message: str) -> str:
+    """An assertion's message without pytest's advice about its own command line."""
+    return "\n".join(line for line in message.splitlines() if not _PYTEST_HINTS.match(line)).strip()
 
 
 def _clock(exc: BaseException, failing: dict | None, ctx) -> dict | None:
@@ -133,7 +154,9 @@ def _on_target_clock(entry: dict, origin: float | None) -> dict:
 
 
 def _touched(ctx) -> tuple[list[dict], list[dict]]:
-    """The scenario's namespaced objects and its nodes as the target holds them now, and their events."""
+    """The scenario's namespaced objects and its nodes as the target holds them now, and their events:
+    those about these very objects (by uid, so an earlier scenario's node of the same name is not
+    this one) that happened since the scenario began."""
     api, ns = ctx.api, ctx.ns
     objects: list[dict] = []
     for kind in NAMESPACED:
@@ -146,7 +169,25 @@ def _touched(ctx) -> tuple[list[dict], list[dict]]:
         events += [e for e in _items(api, kind_of("Event").path(None))
                    if (e.get("involvedObject") or {}).get("kind") == "Node"
                    and (e.get("involvedObject") or {}).get("name") in nodes]
+    began = getattr(getattr(ctx, "observations", None), "t0", None)
+    uids = {(o.get("metadata") or {}).get("uid") for o in objects} - {None, ""}
+    events = [e for e in events if _mine(e, uids, began)]
     return objects, [_event(e) for e in sorted(events, key=_event_time)]
+
+
+def _mine(event: dict, uids: set[str], began: float | None) -> bool:
+    """An event of this scenario: about one of its objects (an event without a uid is judged by name
+    alone) and last seen since it began (one without a time is kept)."""
+    uid = (event.get("involvedObject") or {}).get("uid")
+    if uid and uids and uid not in uids:
+        return False
+    when = _event_time(event)
+    if began is None or not when:
+        return True
+    try:
+        return timefmt.parse(when) >= began - 1     # whole-second stamps: a second of slack
+    except ValueError:
+        return True
 
 
 def _items(api, path: str) -> list[dict]:

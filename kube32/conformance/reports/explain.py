@@ -11,7 +11,8 @@ import yaml
 
 from kube32.conformance.reports import text
 
-ORDER = ("clause", "statement", "locator", "step", "scenario", "expected", "actual", "clock", "objects", "events")
+ORDER = ("clause", "statement", "locator", "step", "scenario", "expected", "checked", "actual", "clock", "objects",
+         "events")
 
 
 def failing_step(result) -> dict | None:
