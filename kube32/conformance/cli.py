@@ -310,8 +310,10 @@ def add_run(sub) -> None:
                    help="the target's clock: auto probes GET /debug/clock (default); manual or real force it")
     p.add_argument("--request-timeout", type=float, metavar="SECONDS",
                    help="how long one API request may take before it counts as lost (default 30)")
-    p.add_argument("--clause", action="append", metavar="ID", help="only these clauses (glob; repeatable)")
-    p.add_argument("--area", action="append", help="only these areas (repeatable)")
+    p.add_argument("--clause", action="append", metavar="ID",
+                   help="only these clauses (glob; repeatable)").completer = _complete_clauses
+    p.add_argument("--area", action="append",
+                   help="only these areas (repeatable)").completer = _complete_areas
     p.add_argument("--tags", metavar="EXPR", help="pytest -m expression over feature tags")
     p.add_argument("--deviations", metavar="FILE", help="YAML list of {clause, reason} the target declares")
     p.add_argument("--level", choices=("document", "reference"), default="document",
@@ -325,6 +327,22 @@ def add_run(sub) -> None:
                    help="print the selected clauses and scenarios; run nothing, write no report")
     p.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
     p.set_defaults(func=_run)
+
+
+def _complete_areas(prefix: str, **_) -> list[str]:
+    """Shell completion (argcomplete) for --area: the catalogue's areas."""
+    from kube32.spec import catalogue
+
+    return [a for a in catalogue.AREAS if a.startswith(prefix)]
+
+
+def _complete_clauses(prefix: str, **_) -> list[str]:
+    """Shell completion for --clause: clause IDs (and the ``AREA-*`` globs of their prefixes)."""
+    from kube32.spec import catalogue
+
+    ids = catalogue.load().ids
+    globs = sorted({f"{cid.split('-')[0]}-*" for cid in ids})
+    return [c for c in (*globs, *ids) if c.startswith(prefix.upper() if prefix.islower() else prefix)]
 
 
 def _clauses(args: argparse.Namespace) -> int:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+from kube32.spec import catalogue
+
 FEATURE = textwrap.dedent('''
     Feature: cli
       @clause-SCHED-BIND-ON-CREATE
@@ -66,15 +68,27 @@ def test_version_is_the_distribution_version(tmp_path):
     assert done.returncode == 0 and done.stdout.strip() == f"kube32-conformance {metadata.version('kube32-conformance')}"
 
 
-def test_shell_completion_answers_through_argcomplete(tmp_path):
+def _complete(line: str, tmp_path) -> list[str]:
     out = tmp_path / "completions"
-    line = "kube32-conformance run --ar"
     env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
            "_ARGCOMPLETE_STDOUT_FILENAME": str(out)}
     done = subprocess.run([sys.executable, "-m", "kube32.conformance"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert out.read_text().split("\013") == ["--area "]   # the trailing space ends the word
+    return out.read_text().split("\013")
+
+
+def test_shell_completion_answers_through_argcomplete(tmp_path):
+    assert _complete("kube32-conformance run --ar", tmp_path) == ["--area "]   # the trailing space ends the word
+
+
+def test_completion_offers_areas_and_clause_ids_not_file_names(tmp_path):
+    (tmp_path / "scheduler-notes.txt").write_text("")
+    assert _complete("kube32-conformance run --area sch", tmp_path) == ["scheduler "]
+    assert _complete("kube32-conformance run --area ", tmp_path) == list(catalogue.AREAS)
+    clauses = _complete("kube32-conformance run --clause SCHED-TIE", tmp_path)
+    assert clauses == ["SCHED-TIE-BREAK "], clauses
+    assert "SCHED-\\*" in _complete("kube32-conformance run --clause SCH", tmp_path)   # escaped for the shell
 
 
 def test_more_jobs_than_rigs_is_a_usage_error(tmp_path):
