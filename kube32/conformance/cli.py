@@ -144,6 +144,16 @@ def _list(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from kube32.conformance import preflight
 
+    targets = args.target or ["reference"]
+    if len(targets) > 1:
+        if args.rig or args.list:
+            print("kube32-conformance run: several --target run one after another into one comparison; "
+                  "give --rig or --list with one target", file=sys.stderr)
+            return preflight.USAGE
+        from kube32.conformance import many
+
+        return many.run(targets, args.report, args.words)
+    args.target = targets[0]
     if args.rig and len(args.rig) > 1 and args.jobs != AUTO and args.jobs > len(args.rig):
         print(f"kube32-conformance run: --jobs {args.jobs} with {len(args.rig)} --rig: scenarios run in "
               "parallel one rig each (give as many --rig files as jobs); with several rigs, one rig's "
@@ -284,9 +294,10 @@ def add_run(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog="exit status:\n" + "\n".join(f"  {code:3}  {meaning}"
                                                            for code, meaning in sorted(EXIT_STATUSES.items())))
-    p.add_argument("--target", default="reference",
+    p.add_argument("--target", action="append",
                    help="reference (in-process, default) | process (a serve subprocess) | process:real | "
-                        "http(s)://URL of your kube32 API server")
+                        "http(s)://URL of your kube32 API server; repeat it to run each target in turn, "
+                        "each into DIR/<n>-<target>/, and compare them in DIR/compare.html")
     p.add_argument("--rig", metavar="FILE", action="append",
                    help="run on the hardware rig described by FILE (see README); repeat for several rigs "
                         "in parallel (one pytest-xdist worker each, one merged report)")
@@ -485,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
 
         argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
+    args.words = list(words)
     return int(args.func(args) or 0)
 
 

@@ -68,3 +68,31 @@ def test_run_list_prints_the_selection_and_touches_no_report(tmp_path):
     assert {line.split()[0] for line in lines[lines.index("2 scenarios of 2 clauses selected:") + 1:]} == \
         {"JOB-BACKOFF-LIMIT", "JOB-BACKOFF-LIMIT-DEFAULT"}
     assert not report.exists()
+
+
+def test_a_comparison_says_why_each_clause_failed(tmp_path, capsys):
+    a, b = _runs(tmp_path)
+    doc = json.loads((b / "clauses.json").read_text())
+    doc["clauses"][1]["scenarios"] = [
+        {"status": "passed", "message": ""},
+        {"status": "failed", "message": "[SCHED-B @ document] Then ...: long",
+         "findings": [{"clauses": ["SCHED-B"], "level": "document", "step": "Then",
+                       "message": 'pod "p" bound to "node-b": expected node-a\nmore lines'}]}]
+    (b / "clauses.json").write_text(json.dumps(doc))
+    out = tmp_path / "compare.html"
+    assert cli.main(["compare", str(a), str(b), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert '      [2] pod "p" bound to "node-b": expected node-a' in text.splitlines()
+    assert '<div class="reason">pod &#34;p&#34; bound to &#34;node-b&#34;: expected node-a</div>' in out.read_text()
+
+
+def test_run_with_several_targets_runs_each_and_compares_them(tmp_path):
+    report = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "kube32.conformance", "run", "--target", "reference", "--target",
+                           "process", "--clause", "JOB-COMPLETE*", "--report", str(report), "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert sorted(p.name for p in report.iterdir()) == ["1-reference", "2-process", "compare.html", "compare.json"]
+    cmp = json.loads((report / "compare.json").read_text())
+    assert [r["target"].get("name") for r in cmp["runs"]] == ["reference", "process"]
+    assert f"comparison: {report / 'compare.html'}" in done.stdout

@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+from kube32.conformance.reports import text
+
 VERDICTS = {"passed", "failed", "error", "deviation", "disabled"}
 NOT_RUN = {"not-selected", "uncovered", "pending", "absent"}     # alike when comparing: the run has no verdict
 
@@ -40,6 +42,20 @@ def _label(file: str, doc: dict, taken: set[str]) -> str:
     return label
 
 
+def reason(row: dict) -> str:
+    """Why a clause did not pass in a run, in one line: the first finding (or message) of its first
+    scenario with the clause's own status; empty for a clause that passed or did not run."""
+    status = row.get("status")
+    if status not in ("failed", "error", "deviation", "disabled"):
+        return ""
+    for s in row.get("scenarios") or []:
+        if s.get("status") != status:
+            continue
+        findings = [f for f in s.get("findings") or [] if f.get("message")]
+        return text.one_line(findings[0]["message"] if findings else s.get("message", ""), 160)
+    return ""
+
+
 def compare(paths: list[str], out_dir: str | None = None) -> dict:
     """The comparison document; ``out_dir`` makes each run's report link relative to it."""
     if len(paths) < 1:
@@ -59,8 +75,9 @@ def compare(paths: list[str], out_dir: str | None = None) -> dict:
                 order.append(row["id"])
                 rows[row["id"]] = {"id": row["id"], "area": row.get("area", ""), "title": row.get("title", ""),
                                    "interpretation": bool(row.get("interpretation")),
-                                   "statuses": ["absent"] * len(loaded)}
+                                   "statuses": ["absent"] * len(loaded), "reasons": [""] * len(loaded)}
             rows[row["id"]]["statuses"][i] = row.get("status", "absent")
+            rows[row["id"]]["reasons"][i] = reason(row)
     clauses = []
     for cid in order:
         row = rows[cid]
@@ -84,4 +101,5 @@ def text_lines(cmp: dict) -> list[str]:
             mark = "!" if row["verdicts_differ"] else " "
             lines.append(f"{mark} {row['id']:45} " + "  ".join(f"[{i}] {s:12}" for i, s in
                                                              enumerate(row["statuses"], 1)))
+            lines += [f"      [{i}] {why}" for i, why in enumerate(row.get("reasons") or [], 1) if why]
     return lines
