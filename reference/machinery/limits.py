@@ -12,7 +12,7 @@ import functools
 import math
 import re
 
-from kube32.spec import quantities
+from kube32.spec import constants, quantities
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -30,6 +30,12 @@ QUANTITY_MAX_NUMBER_CHARS = 64
 QUANTITY_MAX_EXPONENT = 64
 # The manual clock moves at most this far in one call (every controller tick on the way runs).
 MAX_CLOCK_STEP = 86400.0
+# Upstream's apiserver: at most this many operations in one JSON patch (kubernetes/kubernetes#74000).
+MAX_JSON_PATCH_OPERATIONS = 10000
+# An object as stored, JSON-encoded, at most this large: the largest body plus room for what the server
+# adds (identity, defaults, status). What a patch may make of an object, and what the copies of one
+# JSON patch may add together.
+MAX_OBJECT_BYTES = constants.MAX_REQUEST_BODY_BYTES + 1024 * 1024
 # Upstream's ReplicaSet/Job controllers create at most this many pods per owner and sync (burstReplicas).
 BURST_REPLICAS = 500
 
