@@ -21,6 +21,8 @@ class Config:
     # killed process but may be lost on a power cut or OS crash.
     fsync: bool = True
     run_loops: bool = True               # False: controllers never tick (API-only unit tests)
+    # seconds an Event lives after its last write (upstream's --event-ttl, one hour); 0: for ever
+    event_ttl: float = 3600.0
     # security (upstream's flags): with an authenticator, anonymous requests get 401
     token_auth_file: str | None = None
     client_ca_file: str | None = None

@@ -16,6 +16,7 @@ from kube32.reference.config import Config
 from kube32.reference.controllers.loop import LoopRunner
 from kube32.reference.events import EventRecorder
 from kube32.reference.store import MemoryBackend, SqliteBackend, Store
+from kube32.reference.store.housekeeping import Housekeeping
 from kube32.spec import constants
 
 EXTENSIONS = (
@@ -40,9 +41,10 @@ class ControlPlane:
         self.profile = config.timing()
         backend = SqliteBackend(config.data_dir, fsync=config.fsync) if config.data_dir else MemoryBackend()
         self.clock = self._clock(config, backend)
-        self.store = Store(backend, self.clock)
+        self.store = Store(backend, self.clock, ttls={"events": config.event_ttl})
         self.events = EventRecorder(self.store, self.clock)
         self.loops = LoopRunner(self.clock, self.store.lock, version=self._version, jumps=config.clock_jumps)
+        self.loops.register(Housekeeping(self.store))
         self.admission: list[Admission] = []
         self.scheduler = None          # set by reference.scheduler.install
         self.views: dict = {}          # resource key -> computed view (list(ns), get(ns, name))
@@ -66,14 +68,14 @@ class ControlPlane:
 
     def _ensure_namespaces(self) -> None:
         for ns in constants.DEFAULT_NAMESPACES:
-            if self.store.try_get("namespaces", "", ns) is None:
+            if self.store.head.peek("namespaces", "", ns) is None:
                 self.store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                  "metadata": {"name": ns}, "status": {"phase": "Active"}})
 
     def _version(self, resources=None):
         """The store's version, or the last write to any of ``resources`` (for the loop runner)."""
         if resources is None:
-            return self.store.resource_version
+            return self.store.head.resource_version
         return max((self.store.changed_at.get(r, 0) for r in resources), default=0)
 
     def admit(self, res: str, obj: dict, old: dict | None, operation: str) -> None:

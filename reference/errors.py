@@ -123,5 +123,9 @@ class InternalError(ApiError):
     code, reason = 500, "InternalError"
 
 
+class ServiceUnavailable(ApiError):
+    code, reason = 503, "ServiceUnavailable"
+
+
 def field_cause(field: str, message: str, reason: str = "FieldValueInvalid") -> dict:
     return {"reason": reason, "message": message, "field": field}

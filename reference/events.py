@@ -1,17 +1,30 @@
 """The event recorder: core/v1 Events with involvedObject (uid included, so `kubectl describe`
-finds them) and upstream-style aggregation of repeats into ``count``/``lastTimestamp``."""
+finds them) and upstream-style aggregation of repeats into ``count``/``lastTimestamp``.
+
+Repeats are found through a table of the Events recorded, bounded as client-go's event cache is
+(``MAX_SEEN`` entries, least recently used first out) and emptied of Events the store no longer
+holds (their time to live ran out, or they were deleted), so it shrinks with them.
+"""
 
 from __future__ import annotations
 
 import secrets
+from collections import OrderedDict
 
 from kube32.spec import timefmt
+
+MAX_SEEN = 4096          # client-go tools/record: maxLruCacheEntries
 
 
 class EventRecorder:
     def __init__(self, store, clock) -> None:
         self.store, self.clock = store, clock
-        self._seen: dict[tuple, str] = {}
+        self._seen: OrderedDict[tuple, str] = OrderedDict()     # repeat key -> Event name
+        self._key_of: dict[tuple[str, str], tuple] = {}          # (namespace, Event name) -> repeat key
+        store.listeners.append(self._forget_deleted)
+
+    def __len__(self) -> int:
+        return len(self._seen)
 
     def record(self, obj: dict, type_: str, reason: str, message: str, component: str) -> dict:
         """Create the Event, or count a repeat on the one recorded before; returns the stored Event
@@ -31,8 +44,9 @@ class EventRecorder:
         key = (ns, involved.get("uid"), involved.get("name"), type_, reason, message, component)
         with self.store.lock:
             name = self._seen.get(key)
-            existing = self.store.peek("events", ns, name) if name else None
+            existing = self.store.head.peek("events", ns, name) if name else None
             if existing is not None:       # (the store keeps a copy: the stored Event is not changed)
+                self._seen.move_to_end(key)
                 repeat = {**existing, "count": int(existing.get("count", 1)) + 1, "lastTimestamp": now}
                 return self.store.update("events", repeat, check_rv=False, copy=False)
             name = f"{involved.get('name', 'event')}.{secrets.token_hex(8)}"
@@ -50,5 +64,25 @@ class EventRecorder:
                 "source": {"component": component},
                 "reportingComponent": component,
             }
-            self._seen[key] = name
-            return self.store.create("events", event, copy=False)
+            created = self.store.create("events", event, copy=False)
+            self._remember(key, ns, name)
+            return created
+
+    def _remember(self, key: tuple, ns: str, name: str) -> None:
+        old = self._seen.pop(key, None)
+        if old is not None:
+            self._key_of.pop((ns, old), None)
+        self._seen[key] = name
+        self._key_of[(ns, name)] = key
+        while len(self._seen) > MAX_SEEN:
+            dropped_key, dropped = self._seen.popitem(last=False)
+            self._key_of.pop((dropped_key[0], dropped), None)
+
+    def _forget_deleted(self, kind: str, res: str, obj: dict) -> None:
+        """A store listener: an Event that is gone is no longer counted on."""
+        if kind != "DELETED" or res != "events":
+            return
+        meta = obj.get("metadata") or {}
+        key = self._key_of.pop((meta.get("namespace") or "", meta.get("name")), None)
+        if key is not None and self._seen.get(key) == meta.get("name"):
+            del self._seen[key]

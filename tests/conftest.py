@@ -6,10 +6,29 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 # the load tests (minutes, heavy on CPU) run only in `tox -e load`
 collect_ignore_glob = [] if os.environ.get("KUBE32_LOAD") else ["load/*"]
+
+# Stored objects are frozen in every store the tests make, here and in the servers they start
+# (the environment is inherited): a change in place raises where it is made (reference.store.frozen).
+os.environ.setdefault("KUBE32_FROZEN_STORE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _stored_objects_stay_unchanged():
+    """A stored object changed in place fails the test that did it, even where the code that did it
+    caught the exception (a controller pass, the API's 500 handler)."""
+    from kube32.reference.store import frozen
+
+    before = len(frozen.BREACHES)
+    yield
+    breaches = frozen.BREACHES[before:]
+    del frozen.BREACHES[before:]
+    assert not breaches, f"stored objects were changed in place: {breaches}"
 
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 from importlib import metadata
 
@@ -35,6 +36,25 @@ def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: fl
     return overrides
 
 
+_DURATION = re.compile(r"(?:(\d+(?:\.\d*)?)h)?(?:(\d+(?:\.\d*)?)m)?(?:(\d+(?:\.\d*)?)s)?")
+
+
+def duration(text: str) -> float:
+    """Seconds from a Go duration of hours, minutes and seconds (``1h0m0s``, ``30m``) or a number."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        m = _DURATION.fullmatch(text.strip())
+        if not text.strip() or m is None:
+            raise argparse.ArgumentTypeError(f"not a duration: {text!r} (examples: 1h0m0s, 30m, 90s, 3600)") \
+                from None
+        h, mi, sec = (float(g) if g else 0.0 for g in m.groups())
+        seconds = h * 3600 + mi * 60 + sec
+    if seconds < 0 or seconds != seconds:
+        raise argparse.ArgumentTypeError(f"a duration must not be negative: {text!r}")
+    return seconds
+
+
 def _serve(args: argparse.Namespace) -> int:
     from kube32.reference.config import Config
     from kube32.reference.serve import serve
@@ -52,7 +72,8 @@ def _serve(args: argparse.Namespace) -> int:
     except profiles.ProfileError as exc:
         raise SystemExit(f"kube32-conformance serve: {exc}") from None
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
-                    clock_start=args.clock_start, overrides=overrides, fsync=not args.unsafe_no_fsync)
+                    clock_start=args.clock_start, overrides=overrides, fsync=not args.unsafe_no_fsync,
+                    event_ttl=args.event_ttl)
     from kube32.conformance import devcluster, secure_serve
 
     cluster = devcluster.prepare(args, config)      # one-line errors for bad flags and files, before binding
@@ -95,6 +116,9 @@ def add_serve(sub) -> None:
     p.add_argument("--unsafe-no-fsync", action="store_true",
                    help="answer writes before they are fsynced: faster, and acknowledged writes survive a "
                         "killed server but may be lost on a power cut or OS crash")
+    p.add_argument("--event-ttl", type=duration, default=3600.0, metavar="DURATION",
+                   help="how long an Event lives after its last write, as upstream's flag: 1h0m0s, 30m, 90s or "
+                        "seconds; 0 keeps them (default 1h)")
     p.add_argument("--debug", action="store_true", help="show tracebacks of start-up errors")
     p.add_argument("--clock-start", type=float, default=None,
                    help="with --clock manual: the epoch the clock starts at, fractions allowed (controller "

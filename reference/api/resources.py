@@ -27,6 +27,7 @@ from kube32.reference.api import bodies, tables, unsupported, watch
 from kube32.reference.controllers import loop, namespace
 from kube32.reference.machinery import encoding, limits, selectors, strategy, validation
 from kube32.reference.resources import Resource, lookup
+from kube32.reference.store.store import Changed, clone
 from kube32.spec import constants, timefmt
 
 bp = Blueprint("resources", __name__)
@@ -35,6 +36,7 @@ APPLY_PATCH = "application/apply-patch+yaml"
 DEFAULT_GRACE_SECONDS = 30
 # Namespaces upstream refuses to delete (kube32 creates the first two at start).
 PROTECTED_NAMESPACES = (*constants.DEFAULT_NAMESPACES, "kube-system", "kube-public")
+UPDATE_ATTEMPTS = 5     # upstream's maxRetryWhenPatchConflicts
 
 
 @dataclasses.dataclass
@@ -127,12 +129,14 @@ def dry_run() -> bool:
 
 
 # -- reads --------------------------------------------------------------------------------
-def _read_all(cp, r: Resource, ns: str | None) -> list[dict]:
+def _read_all(cp, r: Resource, ns: str | None, writing: bool = False) -> list[dict]:
+    """What a list reads: durable objects, or with ``writing`` (a deletecollection, under the store
+    lock) the head the store's writers see."""
     terms = selectors.equality_terms(request.args.get("labelSelector"))
     view = cp.views.get(r.key)
     if view is not None:   # views narrow by the equality terms too (the full selector is applied after)
         return view.list(ns, selector=terms or None)
-    return cp.store.list(r.key, ns, selector=terms or None)
+    return (cp.store.head if writing else cp.store).list(r.key, ns, selector=terms or None)
 
 
 def _read_one(cp, r: Resource, ns: str | None, name: str) -> dict:
@@ -162,11 +166,11 @@ def render(cp, r: Resource, obj: dict, code: int = 200) -> Response:
     return jsonify(obj, code)
 
 
-def selected(cp, t: Target) -> list[dict]:
+def selected(cp, t: Target, writing: bool = False) -> list[dict]:
     """The objects of a collection request, narrowed by labelSelector and fieldSelector."""
     label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
     field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
-    return [o for o in _read_all(cp, t.resource, t.namespace)
+    return [o for o in _read_all(cp, t.resource, t.namespace, writing)
             if label_pred(o.get("metadata", {}).get("labels")) and field_pred(o)]
 
 
@@ -248,7 +252,7 @@ def writable(cp, r: Resource) -> None:
 def _ensure_namespace(cp, r: Resource, ns: str | None, name: str = "") -> None:
     if not (r.namespaced and ns):
         return
-    stored = cp.store.peek("namespaces", "", ns)
+    stored = cp.store.head.peek("namespaces", "", ns)
     if stored is None:
         raise errors.NotFound.object("namespaces", "", ns)
     if namespace.is_terminating(stored):
@@ -289,7 +293,7 @@ def created_object(cp, r: Resource, obj: dict, dry: Callable[[], bool]) -> dict:
             # the pod is stored: a scheduling failure is the scheduler's (logged, retried), not the request's
             loop.isolated(cp, "default-scheduler", created, cp.scheduler.schedule, created)
             # only rendered: the stored object itself (never changed in place) serves, no copy
-            created = cp.store.peek("pods", created["metadata"]["namespace"], created["metadata"]["name"]) \
+            created = cp.store.head.peek("pods", created["metadata"]["namespace"], created["metadata"]["name"]) \
                 or created
     return created
 
@@ -297,7 +301,7 @@ def created_object(cp, r: Resource, obj: dict, dry: Callable[[], bool]) -> dict:
 def _dry_run_created(cp, r: Resource, obj: dict) -> dict:
     meta = obj["metadata"]
     name = meta.get("name") or meta.get("generateName", "")
-    if meta.get("name") and cp.store.peek(r.key, meta.get("namespace") or "", name) is not None:
+    if meta.get("name") and cp.store.head.peek(r.key, meta.get("namespace") or "", name) is not None:
         raise errors.AlreadyExists.object(r.plural, r.group, name)
     meta.update(name=name, uid=str(uuid.uuid4()), creationTimestamp=timefmt.rfc3339(cp.clock.now()), generation=1)
     return obj
@@ -314,7 +318,7 @@ def _merge_for_update(r: Resource, sub: str | None, old: dict, new: dict) -> dic
     if "status" in r.subresources:
         new = dict(new)
         if "status" in old:
-            new["status"] = old["status"]
+            new["status"] = clone(old["status"])      # its own: defaults are filled in place
         else:
             new.pop("status", None)
     return new
@@ -335,18 +339,39 @@ def checked_update(cp, r: Resource, t: Target, old: dict, new: dict) -> dict:
     return new
 
 
-def _store_update(cp, r: Resource, t: Target, old: dict, new: dict) -> Response:
+def _updated(cp, r: Resource, t: Target, old: dict, new: dict) -> dict:
+    """What the update of ``old`` to ``new`` stores (every check passed); with ``dryRun``, what it
+    would store. A stale resourceVersion in ``new`` is a 409 Conflict."""
     new = checked_update(cp, r, t, old, new)
+    given = new["metadata"].get("resourceVersion")
+    if given and given != old["metadata"]["resourceVersion"]:
+        raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
     if dry_run():
-        given = new["metadata"].get("resourceVersion")
-        if given and given != old["metadata"]["resourceVersion"]:
-            raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
         for key in ("uid", "creationTimestamp", "resourceVersion", "generation"):
             if key in old["metadata"]:
                 new["metadata"][key] = old["metadata"][key]
-        return render(cp, r, new)
-    updated = cp.store.update(r.key, new)
-    return render(cp, r, updated)
+    return new
+
+
+def optimistic_update(cp, r: Resource, t: Target, change: Callable[[dict], dict]) -> dict:
+    """An update as upstream's GuaranteedUpdate makes it: ``change(old)`` computes the new object
+    from a snapshot of the stored one (READ-ONLY) outside the store lock, whatever it costs (the
+    patch, the checks, admission); under the lock it is stored only if the object is still that
+    snapshot, else everything again from the newer one, at most ``UPDATE_ATTEMPTS`` times (then 409
+    Conflict). Returns the stored object (READ-ONLY); with ``dryRun``, what would be stored."""
+    ns = t.namespace or ""
+    for _ in range(UPDATE_ATTEMPTS):
+        old = cp.store.head.peek(r.key, ns, t.name)
+        if old is None:
+            raise errors.NotFound.object(r.plural, r.group, t.name)
+        new = change(old)
+        if dry_run():
+            return new
+        try:
+            return cp.store.update(r.key, new, copy=False, expected=old)
+        except Changed:
+            continue
+    raise errors.Conflict.stale(r.plural, r.group, t.name)
 
 
 def update(t: Target) -> Response:
@@ -354,12 +379,10 @@ def update(t: Target) -> Response:
     r = t.resource
     writable(cp, r)
     body = bodies.object_body(allow_protobuf=t.sub is None)   # protobuf bodies carry no status
-    with cp.store.lock:
-        old = cp.store.get(r.key, t.namespace or "", t.name)
-        if t.sub == "scale":
-            return _write_scale(cp, r, old, body)
-        new = check_identity(r, t, body)
-        return _store_update(cp, r, t, old, new)
+    if t.sub == "scale":
+        return jsonify(scale_of(optimistic_update(cp, r, t, lambda old: _scaled(cp, r, old, body))))
+    body = check_identity(r, t, body)
+    return render(cp, r, optimistic_update(cp, r, t, lambda old: _updated(cp, r, t, old, copy.deepcopy(body))))
 
 
 def patch(t: Target) -> Response:
@@ -367,26 +390,29 @@ def patch(t: Target) -> Response:
     r = t.resource
     writable(cp, r)
     fn, body = bodies.patch_body()
-    with cp.store.lock:
-        old = cp.store.try_get(r.key, t.namespace or "", t.name)
-        if old is None:
-            if bodies.media_type() == APPLY_PATCH and t.sub is None:
-                if not isinstance(body, dict):
-                    raise errors.BadRequest("an apply patch must be an object")
-                return _create(cp, r, check_identity(r, t, body))
-            raise errors.NotFound.object(r.plural, r.group, t.name)
-        if t.sub == "scale":
-            return _write_scale(cp, r, old, fn(scale_of(old), body))
-        if bodies.media_type() == APPLY_PATCH and isinstance(body, dict):
-            check_identity(r, t, copy.deepcopy(body))
-        patched = fn(old, body)
-        if not isinstance(patched, dict):
+    apply = bodies.media_type() == APPLY_PATCH
+    if t.sub == "scale":
+        return jsonify(scale_of(optimistic_update(cp, r, t, lambda old: _scaled(cp, r, old, fn(scale_of(old), body)))))
+    if apply and isinstance(body, dict):
+        check_identity(r, t, copy.deepcopy(body))
+
+    def patched(old: dict) -> dict:
+        new = fn(old, body)           # the object's and the patch's own copy, never either of them
+        if not isinstance(new, dict):
             raise errors.BadRequest("the patch did not produce an object")
-        if not isinstance(patched.get("metadata"), dict):
-            patched["metadata"] = {}
-        patched["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
-        new = check_identity(r, t, patched)
-        return _store_update(cp, r, t, old, new)
+        if not isinstance(new.get("metadata"), dict):
+            new["metadata"] = {}
+        new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
+        return _updated(cp, r, t, old, check_identity(r, t, new))
+
+    try:
+        return render(cp, r, optimistic_update(cp, r, t, patched))
+    except errors.NotFound:
+        if not (apply and t.sub is None) or cp.store.head.peek(r.key, t.namespace or "", t.name) is not None:
+            raise
+    if not isinstance(body, dict):
+        raise errors.BadRequest("an apply patch must be an object")
+    return _create(cp, r, check_identity(r, t, body))
 
 
 # -- deletes ------------------------------------------------------------------------------
@@ -443,7 +469,7 @@ def delete(t: Target) -> Response:
     options = delete_options()
     dry = dry_run()
     with cp.store.lock:
-        obj = cp.store.get(r.key, t.namespace or "", t.name)
+        obj = cp.store.head.get(r.key, t.namespace or "", t.name)
         shown = _remove(cp, r, obj, options, dry)
     if r.returns_deleted_object or r.key == "namespaces":   # a namespace lingers while it terminates
         return render(cp, r, shown)
@@ -465,9 +491,9 @@ def delete_collection(t: Target) -> Response:
     options = delete_options()
     dry = dry_run()
     with cp.store.lock:
-        items = [copy.deepcopy(o) for o in selected(cp, t)]
+        items = [copy.deepcopy(o) for o in selected(cp, t, writing=True)]
         gone = [_remove(cp, r, o, options, dry) for o in items]
-        rv = cp.store.resource_version
+        rv = cp.store.head.resource_version
     return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
                     "metadata": {"resourceVersion": str(rv)}, "items": gone})
 
@@ -500,7 +526,8 @@ def scale_of(obj: dict) -> dict:
     }
 
 
-def _write_scale(cp, r: Resource, old: dict, scale: object) -> Response:
+def _scaled(cp, r: Resource, old: dict, scale: object) -> dict:
+    """The object ``old`` with the replicas of ``scale`` (a Scale written to the subresource)."""
     if not isinstance(scale, dict):
         raise errors.BadRequest("a Scale must be an object")
     replicas = (scale.get("spec") or {}).get("replicas")
@@ -508,14 +535,9 @@ def _write_scale(cp, r: Resource, old: dict, scale: object) -> Response:
         raise errors.Invalid.fields("Scale", old["metadata"]["name"], [validation.cause(
             "spec.replicas", f"Invalid value: {replicas!r}: must be greater than or equal to 0")], "autoscaling")
     rv = (scale.get("metadata") or {}).get("resourceVersion")
+    if rv and rv != old["metadata"]["resourceVersion"]:
+        raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
     new = copy.deepcopy(old)
     new.setdefault("spec", {})["replicas"] = replicas
     _check_schema(r, new)                     # int32, as every other write
-    if rv:
-        new["metadata"]["resourceVersion"] = rv
-    if dry_run():
-        if rv and rv != old["metadata"]["resourceVersion"]:
-            raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
-        return jsonify(scale_of(new))
-    updated = cp.store.update(r.key, new)
-    return jsonify(scale_of(updated))
+    return new

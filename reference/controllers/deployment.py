@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 def delete_pod(cp, pod: dict, now: float) -> None:
     """Delete a pod with the API's semantics (graceful for bound pods)."""
     meta = pod["metadata"]
-    current = cp.store.try_get(PODS, meta["namespace"], meta["name"])
+    current = cp.store.head.try_get(PODS, meta["namespace"], meta["name"])
     if current is None or current["metadata"].get("deletionTimestamp"):
         return
     if not (current.get("spec") or {}).get("nodeName"):
@@ -65,7 +65,7 @@ def apply(cp, actions: list, now: float) -> None:
 def write_status(cp, deployment: dict, now: float) -> None:
     """Recompute the status from the pods now in the store; write it only when it changed."""
     ns = deployment["metadata"]["namespace"]
-    owned = deployment_plan.owned_pods(deployment, cp.store.list(PODS, ns))
+    owned = deployment_plan.owned_pods(deployment, cp.store.head.list(PODS, ns))
     status = deployment_status.compute_status(deployment, owned, now)
     if status == deployment.get("status"):
         return
@@ -88,15 +88,15 @@ class DeploymentController:
     def reconcile(self, now: float) -> None:
         cp = self.cp
         with cp.store.lock:
-            deployments = cp.store.list(DEPLOYMENTS)
-            apply(cp, deployment_plan.orphans(cp.store.list(PODS), deployments), now)
+            deployments = cp.store.head.list(DEPLOYMENTS)
+            apply(cp, deployment_plan.orphans(cp.store.head.list(PODS), deployments), now)
             for deployment in deployments:    # e.g. maxUnavailable "25" (no %) skips only this one
                 loop.isolated(cp, self.NAME, deployment, self.sync, deployment, now)
 
     def sync(self, deployment: dict, now: float) -> None:
         cp = self.cp
         ns = deployment["metadata"]["namespace"]
-        actions = deployment_plan.plan(deployment, cp.store.list(PODS, ns), now,
+        actions = deployment_plan.plan(deployment, cp.store.head.list(PODS, ns), now,
                                        cp.profile.default_toleration_seconds)
         apply(cp, actions, now)
         write_status(cp, deployment, now)

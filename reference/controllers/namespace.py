@@ -38,7 +38,7 @@ def finalize(cp, name: str) -> None:
     """Delete what the namespace holds, then the namespace (caller holds the store lock)."""
     for r in RESOURCES:
         if r.namespaced and not r.read_only and r.key not in cp.views:
-            for obj in list(cp.store.list(r.key, name)):
+            for obj in list(cp.store.head.list(r.key, name)):
                 cp.store.delete(r.key, name, obj["metadata"]["name"])
     try:
         cp.store.delete(NAMESPACES, "", name)
@@ -67,7 +67,7 @@ class NamespaceController:
 
     def reconcile(self, now: float) -> None:
         with self.cp.store.lock:
-            for ns in self.cp.store.list(NAMESPACES):
+            for ns in self.cp.store.head.list(NAMESPACES):
                 if is_terminating(ns):
                     loop.isolated(self.cp, self.NAME, ns, finalize, self.cp, ns["metadata"]["name"])
 

@@ -60,10 +60,10 @@ class NodeLifecycleController:
     def reconcile(self, now: float) -> None:
         store = self.cp.store
         names = self._to_visit(now)
-        self._cursor = store.resource_version       # this pass's own writes are looked at next pass
+        self._cursor = store.head.resource_version       # this pass's own writes are looked at next pass
         acting: dict[str, dict] = {}   # nodes changed now or carrying an evicting taint: their pods count
         for name in names:
-            node = store.peek("nodes", "", name)
+            node = store.head.peek("nodes", "", name)
             if node is None:
                 self._forget(name)
                 continue
@@ -78,10 +78,10 @@ class NodeLifecycleController:
             if updated is not node:
                 acting[name] = updated
         for name in self._evicting - acting.keys():
-            acting[name] = store.peek("nodes", "", name)
+            acting[name] = store.head.peek("nodes", "", name)
         if acting:
             pods_by_node: dict[str, list[dict]] = defaultdict(list)
-            for pod in store.list("pods"):
+            for pod in store.head.list("pods"):
                 node_name = (pod.get("spec") or {}).get("nodeName")
                 if node_name:
                     pods_by_node[node_name].append(pod)
@@ -95,7 +95,7 @@ class NodeLifecycleController:
         store = self.cp.store
         changes = None if self._cursor is None else store.changes_after(self._cursor)
         if changes is None:
-            names = [n["metadata"]["name"] for n in store.list("nodes")]
+            names = [n["metadata"]["name"] for n in store.head.list("nodes")]
             for gone in (self.renewals.keys() | self._settled.keys() | self._wake.keys() | self._evicting) - set(names):
                 self._forget(gone)
             return names
@@ -138,11 +138,11 @@ class NodeLifecycleController:
             heapq.heappop(due)
         until = due[0][0] if due else float("inf")
         if self._evicting:
-            for pod in store.list("pods"):
+            for pod in store.head.list("pods"):
                 name = (pod.get("spec") or {}).get("nodeName")
                 if name not in self._evicting or rules.exempt(pod):
                     continue
-                node = store.peek("nodes", "", name)
+                node = store.head.peek("nodes", "", name)
                 if node is None:
                     continue
                 taints = [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now)
@@ -168,7 +168,7 @@ class NodeLifecycleController:
 
     def update_node(self, node: dict, now: float) -> dict:
         profile = self.cp.profile
-        lease = self.cp.store.peek(LEASES, constants.NODE_LEASE_NAMESPACE, node["metadata"]["name"])
+        lease = self.cp.store.head.peek(LEASES, constants.NODE_LEASE_NAMESPACE, node["metadata"]["name"])
         threshold = rules.lease_threshold(lease, profile.not_ready_timeout)
         last = self.last_renewal(node, lease, threshold, now)
         state = rules.health(last, threshold, profile.noexecute_delay, now)

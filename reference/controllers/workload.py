@@ -54,10 +54,10 @@ def delete_pod(cp, pod: dict, now: float) -> None:
     node = (pod.get("spec") or {}).get("nodeName")
     if is_terminating(pod):
         return
-    if not node or is_finished(pod) or cp.store.peek("nodes", "", node) is None:
+    if not node or is_finished(pod) or cp.store.head.peek("nodes", "", node) is None:
         cp.store.delete(PODS, ns, name)
         return
-    current = cp.store.get(PODS, ns, name)
+    current = cp.store.head.get(PODS, ns, name)
     grace = int((current.get("spec") or {}).get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS))
     current["metadata"]["deletionTimestamp"] = timefmt.rfc3339(now + grace)
     current["metadata"]["deletionGracePeriodSeconds"] = grace
@@ -95,7 +95,7 @@ def remove_pods(cp, owner: dict | None, victims: list[tuple[dict, str]], now: fl
 def write_status(cp, res: str, obj: dict, status: dict) -> None:
     if obj.get("status") == status:
         return
-    current = cp.store.try_get(res, obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+    current = cp.store.head.try_get(res, obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
     if current is None or current["metadata"]["uid"] != obj["metadata"]["uid"]:
         return
     current["status"] = status
@@ -109,7 +109,7 @@ def sync_daemonset(cp, ds: dict, nodes: list[dict], pods: list[dict], now: float
     remove_pods(cp, ds, plan.delete, now, component)
     for node in plan.create_on:
         create_pod(cp, ds, daemonset_plan.build_pod(ds, node, plan.revision), component)
-    after = [p for p in cp.store.list(PODS, ds["metadata"].get("namespace"))
+    after = [p for p in cp.store.head.list(PODS, ds["metadata"].get("namespace"))
              if (controller_of(p) or {}).get("uid") == ds["metadata"]["uid"]]
     status = daemonset_plan.compute_status(ds, plan.revision, nodes, daemonset_plan.pods_by_node(after))
     write_status(cp, DAEMONSETS, ds, status)
@@ -121,7 +121,7 @@ def sync_job(cp, job: dict, pods: list[dict], now: float) -> None:
     remove_pods(cp, job, plan.delete, now, component)
     for _ in range(plan.create):
         create_pod(cp, job, job_plan.build_pod(job, cp.profile.default_toleration_seconds), component)
-    after = [p for p in cp.store.list(PODS, job["metadata"].get("namespace"))
+    after = [p for p in cp.store.head.list(PODS, job["metadata"].get("namespace"))
              if (controller_of(p) or {}).get("uid") == job["metadata"]["uid"]]
     write_status(cp, JOBS, job, job_plan.compute_status(job, after, now, plan.new_condition))
     cond = plan.new_condition
@@ -152,10 +152,10 @@ class WorkloadController:
     def reconcile(self, now: float) -> None:
         store = self.cp.store
         with store.lock:
-            nodes = list(store.list("nodes"))
-            daemonsets = list(store.list(DAEMONSETS))
-            jobs = list(store.list(JOBS))
-            by_owner = pods_by_owner(list(store.list(PODS)))
+            nodes = list(store.head.list("nodes"))
+            daemonsets = list(store.head.list(DAEMONSETS))
+            jobs = list(store.head.list(JOBS))
+            by_owner = pods_by_owner(list(store.head.list(PODS)))
             delete_orphans(self.cp, {o["metadata"]["uid"] for o in daemonsets + jobs}, by_owner, now)
             for ds in daemonsets:
                 self._isolated(sync_daemonset, ds, nodes, by_owner.get(ds["metadata"]["uid"], []), now)

@@ -51,9 +51,9 @@ class SchedulerCache:
         self.epoch = 0                 # moves when the set of nodes changes or ``changes`` is cut
         self._amounts: dict[tuple, tuple[dict[str, int], str]] = {}    # requests_key -> pod_amounts
         with store.lock:
-            for node in store.list("nodes"):
+            for node in store.head.list("nodes"):
                 self._stale_nodes.add(node["metadata"]["name"])
-            for pod in store.list("pods"):
+            for pod in store.head.list("pods"):
                 self._observe_pod("ADDED", pod)
             store.listeners.append(self.observe)
 
@@ -106,7 +106,7 @@ class SchedulerCache:
         if self._stale_nodes:
             count = len(self._infos)
             for name in self._stale_nodes:
-                node = self.store.peek("nodes", "", name)
+                node = self.store.head.peek("nodes", "", name)
                 if node is None:
                     if self._infos.pop(name, None) is not None:
                         count = -1          # a node left

@@ -167,10 +167,10 @@ class Scheduler:
         meta = pod.get("metadata") or {}
         with self.store.lock:
             key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-            stored = self.store.peek("pods", meta.get("namespace", ""), meta.get("name", ""))
+            stored = self.store.head.peek("pods", meta.get("namespace", ""), meta.get("name", ""))
             if stored is None or not wants_scheduling(stored):
                 self._failed.pop(key, None)
-                return self.store.try_get("pods", meta.get("namespace", ""), meta.get("name", ""))
+                return self.store.head.try_get("pods", meta.get("namespace", ""), meta.get("name", ""))
             last = self._failed.get(key)
             if last is not None and last[:2] == (stored["metadata"]["resourceVersion"], self.cache.version):
                 self.events.record(stored, "Warning", reasons.EVENT_FAILED_SCHEDULING, last[2],
@@ -230,7 +230,7 @@ class Scheduler:
         """One reconcile pass: try every unbound pod, oldest first, taking the store lock per pod
         (requests go on between them). Returns how many were bound."""
         with self.store.lock:
-            waiting = [p for p in self.store.list("pods") if wants_scheduling(p)]
+            waiting = [p for p in self.store.head.list("pods") if wants_scheduling(p)]
             known = {f"{p['metadata'].get('namespace', '')}/{p['metadata']['name']}" for p in waiting}
             for key in set(self._failed) - known:
                 del self._failed[key]
@@ -262,6 +262,6 @@ class ReconcileLoop:
     def idle_until(self, now: float) -> float:
         """No pending pod: with the store unchanged, no pass does anything. A pending pod's retry
         counts its FailedScheduling event again: every pass runs."""
-        if any(wants_scheduling(p) for p in self.scheduler.store.list("pods")):
+        if any(wants_scheduling(p) for p in self.scheduler.store.head.list("pods")):
             return now
         return float("inf")

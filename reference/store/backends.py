@@ -3,9 +3,17 @@
 ``SqliteBackend`` commits each write as its own WAL transaction while the store lock is held (a
 failed write raises before memory changes, so a request never half-happens). Durability against
 power loss comes from GROUP COMMIT: a sync thread fsyncs the WAL file, covering every commit made
-since its last fsync, and a request is answered only once its writes are covered
-(``wait_durable``). With ``fsync=False`` (``serve --unsafe-no-fsync``) writes survive a killed
-process but not a power cut or an OS crash — the mode the reference had before.
+since its last fsync, tells the store (``on_durable``: the writes become visible) and a request is
+answered only once its writes are covered (``wait_durable``). With ``fsync=False``
+(``serve --unsafe-no-fsync``) writes survive a killed process but not a power cut or an OS crash.
+
+A failed fsync is final (the PostgreSQL "fsyncgate" lesson: after it the kernel may have dropped
+the dirty pages, so a later fsync that succeeds proves nothing): the sync thread stops, every write
+it had not covered is answered 500, the store takes them back (``on_failure``, then ``revert``
+writes what readers saw over them, in case the disk takes that) and refuses writes until restart.
+
+The file shrinks when objects go (``auto_vacuum=INCREMENTAL`` for a new store, ``vacuum()`` from
+the housekeeping), and the WAL file is cut back after a checkpoint (``journal_size_limit``).
 
 Opening checks the data dir and the file (``StoreDamaged``): the server never starts empty, or on
 reused resourceVersions, because of a damaged store.
@@ -14,14 +22,15 @@ reused resourceVersions, because of a damaged store.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 
 from kube32.reference import errors
-from kube32.reference.machinery import encoding
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
@@ -29,8 +38,12 @@ CREATE TABLE IF NOT EXISTS objects (
     PRIMARY KEY (resource, namespace, name));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_UPSERT = ("INSERT INTO objects(resource, namespace, name, body) VALUES(?,?,?,?) "
+           "ON CONFLICT(resource, namespace, name) DO UPDATE SET body=excluded.body")
+_DELETE = "DELETE FROM objects WHERE resource=? AND namespace=? AND name=?"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 DURABLE_WAIT = 30.0      # seconds a request waits for its fsync before the server reports the disk stuck
+WAL_SIZE_LIMIT = 16 * 1024 * 1024      # bytes the WAL file is cut back to after a checkpoint
 
 
 class StoreDamaged(Exception):
@@ -40,10 +53,13 @@ class StoreDamaged(Exception):
 class MemoryBackend:
     """Keeps nothing: the store's memory is all there is."""
 
+    deferred = False          # a write is as durable as it will ever be once it is in memory
+    synced = 0
+
     def load(self) -> tuple[int, Iterator[tuple[str, str, str, dict]]]:
         return 0, iter(())
 
-    def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> int:
+    def put(self, rv: int, res: str, ns: str, name: str, body: str) -> int:
         return 0
 
     def remove(self, rv: int, res: str, ns: str, name: str) -> int:
@@ -57,6 +73,12 @@ class MemoryBackend:
 
     def wait_durable(self, seq: int) -> None:
         pass
+
+    def revert(self, rows, rv: int) -> None:
+        pass
+
+    def vacuum(self, pages: int = 0) -> int:
+        return 0
 
     def close(self) -> None:
         pass
@@ -106,7 +128,10 @@ class SqliteBackend:
             # commits append to the WAL, fsynced below; without fsync SQLite syncs nothing either (set
             # first: switching a new file to WAL syncs under the default FULL, ~15 ms per store)
             self._db.execute("PRAGMA synchronous=NORMAL" if fsync else "PRAGMA synchronous=OFF")
+            if not existed:
+                self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")     # before the first table
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
             if existed:
                 problem = self._db.execute("PRAGMA quick_check").fetchone()[0]
                 if problem != "ok":
@@ -117,14 +142,17 @@ class SqliteBackend:
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StoreDamaged(f"{self.path}: the store is damaged: {exc}") from exc
-        # group commit: _written counts commits, _synced the commits an fsync has covered
-        self.fsync = fsync
+        # group commit: _written counts commits, synced the commits an fsync has covered
+        self.fsync = self.deferred = fsync
         self.syncs = 0
-        self._written = self._synced = 0
-        self._sync_error: OSError | None = None
+        self._written = self.synced = 0
+        self.failed: OSError | None = None      # the fsync that failed (final)
         self._closing = False
+        self._owed = False                      # synced commits the store has not been told of
         self._cond = threading.Condition()
         self._syncer: threading.Thread | None = None
+        self.on_durable = lambda seq: True      # (the store) commits up to seq are on disk; False: try again
+        self.on_failure = lambda error: None    # (the store) the fsync failed
         if fsync:
             self._wal_fd = os.open(self.path + "-wal", os.O_RDONLY)
             dir_fd = os.open(data_dir, os.O_RDONLY)
@@ -167,6 +195,9 @@ class SqliteBackend:
     # -- writing ---------------------------------------------------------------------------
     def _write(self, rv: int, statements: list[tuple[str, tuple]]) -> int:
         """One committed transaction; the commit number to hand ``wait_durable``."""
+        if self.failed is not None:
+            raise errors.ServiceUnavailable(f"the store refuses writes since an fsync failed ({self.failed}); "
+                                            f"restart the server once the disk is checked ({self.path})")
         with self._lock:
             try:
                 self._db.execute("BEGIN")
@@ -186,14 +217,11 @@ class SqliteBackend:
             self._cond.notify_all()
             return self._written
 
-    def put(self, rv: int, res: str, ns: str, name: str, obj: dict) -> int:
-        return self._write(rv, [("INSERT INTO objects(resource, namespace, name, body) VALUES(?,?,?,?) "
-                                 "ON CONFLICT(resource, namespace, name) DO UPDATE SET body=excluded.body",
-                                 (res, ns, name, encoding.compact(obj)))])
+    def put(self, rv: int, res: str, ns: str, name: str, body: str) -> int:
+        return self._write(rv, [(_UPSERT, (res, ns, name, body))])
 
     def remove(self, rv: int, res: str, ns: str, name: str) -> int:
-        return self._write(rv, [("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",
-                                 (res, ns, name))])
+        return self._write(rv, [(_DELETE, (res, ns, name))])
 
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -208,38 +236,83 @@ class SqliteBackend:
     def _sync_loop(self) -> None:
         while True:
             with self._cond:
-                while self._synced >= self._written and not self._closing:
-                    self._cond.wait()
-                if self._synced >= self._written:
+                self._cond.wait_for(lambda: self._written > self.synced or self._closing or self._owed,
+                                    timeout=0.05 if self._owed else None)
+                if self._closing and self._written <= self.synced:
                     return
-                target = self._written
-            try:
-                os.fsync(self._wal_fd)         # one fsync covers every commit up to ``target``
-                error = None
-            except OSError as exc:
-                error = exc
-            with self._cond:
-                self.syncs += 1
-                if error is None:
-                    self._synced = max(self._synced, target)
-                self._sync_error = error
-                self._cond.notify_all()
-            if error is not None:
-                time.sleep(0.1)               # a failing disk: retry, without spinning
+                target = self._written if self._written > self.synced else None
+            if target is not None:
+                try:
+                    os.fsync(self._wal_fd)         # one fsync covers every commit up to ``target``
+                except OSError as exc:
+                    self._fail(exc)
+                    return
+                with self._cond:
+                    self.syncs += 1
+                    self.synced = target
+                    self._owed = True
+                    self._cond.notify_all()
+            if self._owed:
+                self._owed = not self.on_durable(self.synced)
+
+    def _fail(self, error: OSError) -> None:
+        with self._cond:
+            self.syncs += 1
+            self.failed = error
+            self._cond.notify_all()            # waiting requests answer 500 at once
+        self.on_failure(error)
 
     def wait_durable(self, seq: int) -> None:
-        """Return once commit ``seq`` is on disk (at once without fsync)."""
+        """Return once commit ``seq`` is on disk (at once without fsync). ``errors.InternalError``
+        when its fsync failed (the store takes it back: nothing of it is stored), ``errors.Timeout``
+        when the disk has not answered within ``DURABLE_WAIT`` (it may still be stored)."""
         if not self.fsync or not seq:
             return
         with self._cond:
-            if not self._cond.wait_for(lambda: self._synced >= seq or self._sync_error is not None,
-                                       DURABLE_WAIT):
-                raise errors.InternalError(f"storage sync did not finish within {DURABLE_WAIT:g} s ({self.path})")
-            if self._synced < seq:
-                raise errors.InternalError(f"storage sync failed: {self._sync_error} ({self.path})")
+            if not self._cond.wait_for(lambda: self.synced >= seq or self.failed is not None, DURABLE_WAIT):
+                raise errors.Timeout(f"storage sync did not finish within {DURABLE_WAIT:g} s; the write may "
+                                     f"still be stored ({self.path})")
+            if self.synced < seq:
+                raise errors.InternalError(f"storage sync failed ({self.failed}); the write was not stored "
+                                           f"({self.path})")
+
+    def revert(self, rows: list[tuple[tuple[str, str, str], str | None]], rv: int) -> None:
+        """After a failed fsync: write what readers saw over the writes that were taken back
+        (``rows``: key and body, None for absent) and the resourceVersion, and try to sync it
+        once. If the disk refuses, the file may hold writes that were answered 500: say so."""
+        statements = [(_DELETE, key) if body is None else (_UPSERT, (*key, body)) for key, body in rows]
+        try:
+            with self._lock:
+                self._db.execute("BEGIN")
+                for sql, args in statements:
+                    self._db.execute(sql, args)
+                self._db.execute("INSERT INTO meta(key, value) VALUES('resourceVersion', ?) "
+                                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (str(rv),))
+                self._db.execute("COMMIT")
+            os.fsync(self._wal_fd)
+        except (sqlite3.Error, OSError) as exc:
+            log.error("storage: could not take back the writes answered 500 in %s (%s): after a restart it may "
+                      "hold some of them", self.path, exc)
+
+    def vacuum(self, pages: int) -> int:
+        """Give ``pages`` free pages back to the file system once that many are free (a store made
+        with incremental auto-vacuum); how many pages were free."""
+        if self.failed is not None:
+            return 0
+        with self._lock:
+            try:
+                free = self._db.execute("PRAGMA freelist_count").fetchone()[0]
+                if free >= pages:
+                    self._db.executescript(f"PRAGMA incremental_vacuum({int(pages)});")   # runs every step
+            except sqlite3.Error as exc:
+                log.warning("storage: incremental vacuum of %s failed: %s", self.path, exc)
+                return 0
+        return free
 
     def close(self) -> None:
         with self._cond:
+            if self._closing:
+                return
             self._closing = True
             self._cond.notify_all()
         if self._syncer is not None:

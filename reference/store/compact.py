@@ -4,15 +4,22 @@
 interned, and every non-empty container is shared with an equal one already stored, nested ones
 included (a label map, a container with its requests, a whole ``spec`` ...): built bottom-up, a
 container is known by its keys, its scalars (with their types: ``1``, ``1.0`` and ``true`` stay
-apart) and the identity of its children, which are shared already. Stored objects are never mutated in place,
-so sharing is invisible; a writer always gets its own deep copy back (``Store.get``). With 50,000
-pods of one template, only each pod's top level and ``metadata`` (name, uid, timestamps,
-resourceVersion) are its own.
+apart) and the identity of its children, which are shared already. Stored objects are never
+changed in place (the store's contract; ``frozen`` enforces it in the tests), so sharing is
+invisible; a writer always gets its own deep copy back (``Store.get``). With 50,000 pods of one
+template, only each pod's top level and ``metadata`` (name, uid, timestamps, resourceVersion) are
+its own.
+
+The table of shared containers holds what stored objects (and the watch history) still use:
+``sweep()`` forgets every container nothing else holds any more, so an object's parts go with it;
+``TABLE_LIMIT`` stays as a backstop (the table starts over past it).
 """
 
 from __future__ import annotations
 
 import sys
+
+from kube32.reference.store.frozen import FrozenDict, FrozenList
 
 SHORT = 40            # strings up to this length are interned (names, kinds, quantities, reasons)
 TABLE_LIMIT = 200_000  # shared containers remembered; the table starts over past this
@@ -22,8 +29,10 @@ _CHILD = object()
 
 
 class Compactor:
-    def __init__(self) -> None:
+    def __init__(self, frozen: bool = False) -> None:
         self._containers: dict[tuple, object] = {}
+        self._frozen = frozen           # shared containers are FrozenDict / FrozenList
+        self.swept_at = 0               # the table's size after the last sweep
 
     def compact_object(self, obj: dict, like: dict | None = None) -> dict:
         """``compact`` for a whole object, whose ``metadata`` dict stays its own (the store fills in
@@ -33,7 +42,7 @@ class Compactor:
         for k, v in obj.items():
             old = like.get(k) if like is not None else None
             if k == "metadata" and isinstance(v, dict):
-                old = old if type(old) is dict else None
+                old = old if isinstance(old, dict) else None
                 v = {sys.intern(mk): self.compact(mv, old.get(mk) if old is not None else None)
                      for mk, mv in v.items()}
             else:
@@ -47,7 +56,7 @@ class Compactor:
         if isinstance(value, dict):
             out = {}
             key: list = ["d"]
-            like = like if type(like) is dict else None
+            like = like if isinstance(like, dict) else None
             for k, v in value.items():
                 if type(k) is str:
                     k = sys.intern(k)
@@ -61,7 +70,9 @@ class Compactor:
                 else:
                     key += (k, type(v), v)
                 out[k] = v
-            return self._share(tuple(key), out) if out else out
+            if not out:
+                return out
+            return self._share(tuple(key), FrozenDict(out) if self._frozen else out)
         if isinstance(value, list):
             out_list = []
             key = ["l"]
@@ -76,7 +87,9 @@ class Compactor:
                 else:
                     key += (type(v), v)
                 out_list.append(v)
-            return self._share(tuple(key), out_list) if out_list else out_list
+            if not out_list:
+                return out_list
+            return self._share(tuple(key), FrozenList(out_list) if self._frozen else out_list)
         if type(value) is str and len(value) <= SHORT:
             return sys.intern(value)
         return value
@@ -92,3 +105,22 @@ class Compactor:
             self._containers.clear()
         self._containers[key] = value
         return value
+
+    def __len__(self) -> int:
+        return len(self._containers)
+
+    def sweep(self) -> int:
+        """Forget the containers that only the table holds; how many. Newest first: a parent was
+        added after its children, so a child its parent held is free by the time it is looked at
+        (a child held by a kept parent stays: the parent's key names it by its id)."""
+        table = self._containers
+        forgotten = 0
+        for key in reversed(list(table)):
+            value = table.get(key)
+            # held by the table, ``value`` here and getrefcount's argument: nothing else
+            if value is not None and sys.getrefcount(value) <= 3:
+                table.pop(key, None)
+                forgotten += 1
+            value = None
+        self.swept_at = len(table)
+        return forgotten

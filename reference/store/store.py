@@ -1,8 +1,31 @@
-"""The store: objects by resource, namespace and name, with optimistic concurrency and watches."""
+"""The store: objects by resource, namespace and name, with optimistic concurrency and watches.
+
+Contract (every caller, every mode):
+- Stored objects are never changed in place. Every write replaces the object; what ``peek``,
+  ``list``, ``copy=False``, watch events and ``Store.head`` hand out is the stored object itself
+  (shared with every other reader, and sharing equal subtrees with other objects: ``compact``), so
+  it is READ-ONLY; ``get``/``try_get`` return deep copies a caller may change. The frozen-store
+  mode (``frozen.ENV``, on in the test suite) makes a breach raise where it happens.
+- Readers see only durable writes. A write is checked, committed to the backend and applied to the
+  head under ``lock``; it becomes visible to ``get``/``peek``/``list``/``resource_version``/watches
+  once the backend has it on disk (group commit, ``pending``), and ``wait_durable()`` returns once
+  the calling thread's writes are durable and visible: a request is answered only then.
+- Writers (controllers, admission, the API's write paths), who hold ``lock`` for a
+  read-modify-write, read ``Store.head``: every committed write, durable or not. What they write
+  after reading a pending write comes later in the backend's log, so it can never be durable
+  without it.
+- A write the backend could not make durable (a failed fsync) is taken back: the head returns to
+  what readers saw, nothing of it is ever visible, and the store refuses every later write
+  (``errors.ServiceUnavailable``) until the server restarts: after a failed fsync the state of the
+  file is unknown, and acknowledging more writes would claim a durability the disk no longer gives.
+- Memory is bounded by bytes: the history (``history``) by bytes and age, the shared-container
+  table by what stored objects still use (``Compactor.sweep``), Events by their time to live
+  (``expiry``, run by ``housekeeping``).
+"""
 
 from __future__ import annotations
 
-import bisect
+import logging
 import secrets
 import threading
 import uuid
@@ -11,48 +34,41 @@ from collections.abc import Callable, Iterable
 
 from kube32.reference import errors
 from kube32.reference.clock import Clock
-from kube32.reference.machinery import encoding
+from kube32.reference.machinery import encoding, limits
 from kube32.reference.resources import BY_KEY
+from kube32.reference.store import frozen as frozen_mode
 from kube32.reference.store.compact import Compactor
+from kube32.reference.store.expiry import Expiry
+from kube32.reference.store.history import Event, History
+from kube32.reference.store.pending import Key, Pending
 from kube32.spec import timefmt
 
-WATCH_LOG_SIZE = 20000
+log = logging.getLogger(__name__)
+
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+PUBLISH_WAIT = 0.05     # seconds the fsync thread waits for the store lock before it goes on fsyncing
 
 Listener = Callable[[str, str, dict], None]   # (event type, resource key, object)
 
 
-class Event:
-    """One entry of the watch log. ``obj`` is the stored object (READ-ONLY, shared by every
-    watcher); ``line()`` is its watch encoding, computed once whatever the number of watchers."""
-
-    __slots__ = ("rv", "type", "res", "obj", "namespace", "_line")
-
-    def __init__(self, rv: int, type_: str, res: str, obj: dict) -> None:
-        self.rv, self.type, self.res, self.obj = rv, type_, res, obj
-        self.namespace = obj["metadata"].get("namespace") or ""
-        self._line: bytes | None = None
-
-    def line(self) -> bytes:
-        """``{"type": ..., "object": ...}`` and a newline, as a watch stream carries it."""
-        line = self._line
-        if line is None:
-            line = self._line = (encoding.compact({"type": self.type, "object": self.obj}) + "\n").encode()
-        return line
-
-
 def clone(value):
     """A deep copy of a JSON tree (dicts, lists, scalars): what ``copy.deepcopy`` gives, at a
-    third of its cost (no memo, no dispatch on types a JSON object cannot hold)."""
+    third of its cost (no memo, no dispatch on types a JSON object cannot hold). Always plain
+    dicts and lists, frozen ones included."""
     kind = type(value)
-    if kind is dict:
+    if kind in _DICTS:
         return {k: clone(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
-    if kind is list:
+    if kind in _CONTAINERS:
         return [clone(v) if type(v) in _CONTAINERS else v for v in value]
     return value
 
 
-_CONTAINERS = (dict, list)
+_DICTS = frozenset((dict, frozen_mode.FrozenDict))
+_CONTAINERS = frozenset((dict, list, frozen_mode.FrozenDict, frozen_mode.FrozenList))
+
+
+class Changed(Exception):
+    """A compare-and-swap update found another write in between (the caller reads again)."""
 
 
 def generation_moves(old: dict, new: dict) -> bool:
@@ -65,41 +81,38 @@ def _names(res: str) -> tuple[str, str]:
     return (r.plural, r.group) if r else (res, "")
 
 
-class Store:
-    def __init__(self, backend, clock: Clock) -> None:
-        self.closed = False
-        self.lock = threading.RLock()
-        self._changed = threading.Condition(self.lock)
-        self._backend = backend
-        self._clock = clock
-        self._compactor = Compactor()
-        # resource -> namespace -> name -> object
-        self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
-        # (resource, namespace) -> its names sorted, kept until a name comes or goes (list())
-        self._sorted: dict[tuple[str, str], list[str]] = {}
-        # resource -> (namespace, label key, label value) -> names
-        self._labels: dict[str, dict[tuple[str, str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
-        # the watch log, rv ascending; trimmed to WATCH_LOG_SIZE
-        self._log: list[Event] = []
-        self._log_rvs: list[int] = []
-        self.listeners: list[Listener] = []
-        self._committed = threading.local()    # the last commit of this thread (wait_durable)
-        self.changed_at: dict[str, int] = {}     # resource key -> the rv of its last write
-        # called with every Event, in order, under the lock (the watch hub: must only enqueue)
-        self.sinks: list[Callable[[Event], None]] = []
-        rv, rows = backend.load()
-        self._rv = rv
-        for res, ns, name, obj in rows:
-            self._put(res, ns, name, self._compactor.compact_object(obj))
-        self._log_floor = self._rv
+def _bounded(body: str, res: str, name: str) -> str:
+    """An object's JSON as stored, refused past ``limits.MAX_OBJECT_BYTES`` (etcd's request limit)."""
+    if len(body) > limits.MAX_OBJECT_BYTES:
+        plural, group = _names(res)
+        raise errors.RequestEntityTooLarge(
+            f'{plural}{"." + group if group else ""} "{name}" would be {len(body)} bytes as stored; the limit is '
+            f"{limits.MAX_OBJECT_BYTES} bytes", name=name, kind=plural, group=group)
+    return body
 
-    # -- reads ---------------------------------------------------------------------------
+
+def _labels_match(obj: dict, selector: dict[str, str]) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return all(k in labels and str(labels[k]) == v for k, v in selector.items())
+
+
+class Head:
+    """The writers' view: every committed write, durable or not (see the module doc). Call with
+    the store lock held when what is read decides a write."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     @property
     def resource_version(self) -> int:
-        return self._rv
+        return self._store._rv
+
+    def peek(self, res: str, namespace: str, name: str) -> dict | None:
+        """The stored object itself (READ-ONLY)."""
+        return self._store._objects[res].get(namespace or "", {}).get(name)
 
     def try_get(self, res: str, namespace: str, name: str) -> dict | None:
-        obj = self._objects[res].get(namespace or "", {}).get(name)
+        obj = self.peek(res, namespace, name)
         return clone(obj) if obj is not None else None
 
     def get(self, res: str, namespace: str, name: str) -> dict:
@@ -108,24 +121,116 @@ class Store:
             raise errors.NotFound.object(*_names(res), name)
         return obj
 
+    def list(self, res: str, namespace: str | None = None, *, selector: dict[str, str] | None = None) -> list[dict]:
+        """READ-ONLY objects, sorted by namespace and name."""
+        return self._store._list(res, namespace, selector, durable=False)
+
+
+class Store:
+    def __init__(self, backend, clock: Clock, *, ttls: dict[str, float] | None = None,
+                 frozen: bool | None = None) -> None:
+        self.closed = False
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+        self._backend = backend
+        self._clock = clock
+        self._frozen = frozen_mode.enabled() if frozen is None else frozen
+        self._compactor = Compactor(frozen=self._frozen)
+        # resource -> namespace -> name -> object (the head)
+        self._objects: dict[str, dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+        # (resource, namespace) -> its names sorted, kept until a name comes or goes (list())
+        self._sorted: dict[tuple[str, str], list[str]] = {}
+        # resource -> (namespace, label key, label value) -> names
+        self._labels: dict[str, dict[tuple[str, str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+        self._pending = Pending()
+        self._published = 0               # the backend commit up to which writes are visible
+        self.expiry = Expiry(ttls or {})
+        self.failure: errors.ApiError | None = None    # set once a write could not be made durable
+        self.head = Head(self)
+        self.listeners: list[Listener] = []   # every head write, under the lock (internal caches)
+        self._committed = threading.local()    # the last commit of this thread (wait_durable)
+        self.changed_at: dict[str, int] = {}     # resource key -> the rv of its last write (head)
+        # called with every Event once it is durable, in order, under the lock (the watch hub: must only enqueue)
+        self.sinks: list[Callable[[Event], None]] = []
+        rv, rows = backend.load()
+        self._rv = self._durable_rv = rv
+        for res, ns, name, obj in rows:
+            obj = self._seal(self._compactor.compact_object(obj))
+            self._put(res, ns, name, obj)
+            self.expiry.loaded((res, ns, name), obj)
+        self.history = History(floor=rv)
+        self._compactor.swept_at = len(self._compactor)
+        backend.on_durable = self._publish_from_backend
+        backend.on_failure = self._lose_pending
+
+    # -- reads (durable writes only) -----------------------------------------------------------
+    @property
+    def resource_version(self) -> int:
+        """The resourceVersion readers see: that of the last durable write."""
+        return self._durable_rv
+
     def peek(self, res: str, namespace: str, name: str) -> dict | None:
         """The stored object itself (READ-ONLY): no copy."""
-        return self._objects[res].get(namespace or "", {}).get(name)
+        obj = self._objects[res].get(namespace or "", {}).get(name)
+        if self._pending.visible:        # read after the head: an entry is added before the head moves
+            entry = self._pending.visible.get((res, namespace or "", name))
+            if entry is not None:
+                return entry[0]
+        return obj
+
+    def try_get(self, res: str, namespace: str, name: str) -> dict | None:
+        obj = self.peek(res, namespace, name)
+        return clone(obj) if obj is not None else None
+
+    def get(self, res: str, namespace: str, name: str) -> dict:
+        obj = self.try_get(res, namespace, name)
+        if obj is None:
+            raise errors.NotFound.object(*_names(res), name)
+        return obj
 
     def list(self, res: str, namespace: str | None = None, *, selector: dict[str, str] | None = None) -> list[dict]:
         """READ-ONLY snapshots, sorted by namespace and name. ``selector``: label equalities."""
+        return self._list(res, namespace, selector, durable=True)
+
+    def namespaces_of(self, res: str) -> list[str]:
+        with self.lock:
+            changing = self._pending.namespaces(res)
+            spaces = {ns for ns, items in self._objects[res].items() if items and ns not in changing}
+            return sorted(spaces | {ns for ns in changing if self.list(res, ns)})
+
+    def _list(self, res: str, namespace: str | None, selector: dict[str, str] | None, durable: bool) -> list[dict]:
         with self.lock:
             spaces = self._objects[res]
-            nss = [namespace] if namespace is not None else sorted(spaces)
+            pending = self._pending if durable and self._pending.by_resource.get(res) else None
+            if namespace is not None:
+                nss = [namespace]
+            else:
+                nss = sorted(ns for ns, items in spaces.items() if items)
+                if pending is not None:
+                    nss = sorted(set(nss) | pending.namespaces(res))
             out: list[dict] = []
             for ns in nss:
                 items = spaces.get(ns, {})
-                if selector:
+                changing = pending.names(res, ns) if pending is not None else ()
+                if changing:
+                    out.extend(self._visible_items(res, ns, items, changing, selector))
+                elif selector:
                     names = self._select(res, ns, selector)
                     out.extend(items[n] for n in sorted(names) if n in items)
                 elif items:
                     out.extend(map(items.__getitem__, self._names_sorted(res, ns, items)))
             return out
+
+    def _visible_items(self, res: str, ns: str, items: dict[str, dict], changing: set[str],
+                       selector: dict[str, str] | None) -> list[dict]:
+        """One namespace's objects as readers see them, where some have pending writes."""
+        visible = self._pending.visible
+        names = set(self._select(res, ns, selector) if selector else items) - changing
+        for name in changing:
+            obj = visible[(res, ns, name)][0]
+            if obj is not None and (not selector or _labels_match(obj, selector)):
+                names.add(name)
+        return [visible[(res, ns, n)][0] if n in changing else items[n] for n in sorted(names)]
 
     def _names_sorted(self, res: str, ns: str, items: dict[str, dict]) -> list[str]:
         names = self._sorted.get((res, ns))
@@ -142,14 +247,7 @@ class Store:
             result &= s
         return result
 
-    def namespaces_of(self, res: str) -> list[str]:
-        return sorted(ns for ns, items in self._objects[res].items() if items)
-
-    # -- writes --------------------------------------------------------------------------
-    def _next_rv(self) -> int:
-        self._rv += 1
-        return self._rv
-
+    # -- the head ------------------------------------------------------------------------------
     def _put(self, res: str, ns: str, name: str, obj: dict) -> None:
         old = self._objects[res][ns].get(name)
         if old is not None:
@@ -160,6 +258,12 @@ class Store:
         for k, v in (obj.get("metadata", {}).get("labels") or {}).items():
             self._labels[res][(ns, k, str(v))].add(name)
 
+    def _remove(self, res: str, ns: str, name: str) -> None:
+        old = self._objects[res][ns].pop(name, None)
+        if old is not None:
+            self._unindex(res, ns, name, old)
+            self._sorted.pop((res, ns), None)
+
     def _unindex(self, res: str, ns: str, name: str, obj: dict) -> None:
         index = self._labels[res]
         for k, v in (obj.get("metadata", {}).get("labels") or {}).items():
@@ -169,29 +273,48 @@ class Store:
                 if not names:
                     del index[(ns, k, str(v))]
 
-    def _emit(self, kind: str, res: str, obj: dict) -> None:
-        event = Event(self._rv, kind, res, obj)
+    def _seal(self, obj: dict) -> dict:
+        """What the store keeps: in the frozen-store mode, every container frozen."""
+        return frozen_mode.freeze(obj) if self._frozen else obj
+
+    # -- writes --------------------------------------------------------------------------------
+    def _writable(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+    def _apply(self, seq: int, kind: str, key: Key, after: dict | None, event_obj: dict, size: int) -> dict:
+        """A committed write (backend commit ``seq``): pending until durable, in the head now."""
+        res, ns, name = key
+        event = Event(self._rv, kind, res, event_obj, size, self._clock.now())
+        deferred = self._backend.deferred and seq
+        if deferred:
+            self._pending.add(seq, event, key, self._objects[res][ns].get(name), after)
+        if after is None:
+            self._remove(res, ns, name)
+            self.expiry.removed(key)
+        else:
+            self._put(res, ns, name, after)
+            self.expiry.written(key, event.at)
+        self._committed.seq = seq
         self.changed_at[res] = self._rv
-        self._log.append(event)
-        self._log_rvs.append(self._rv)
-        if len(self._log) > 2 * WATCH_LOG_SIZE:
-            self._log_floor = self._log[-WATCH_LOG_SIZE - 1].rv
-            del self._log[:-WATCH_LOG_SIZE]
-            del self._log_rvs[:-WATCH_LOG_SIZE]
-        self._changed.notify_all()
-        for sink in self.sinks:
-            sink(event)
+        self.history.append(event)
         for listener in list(self.listeners):
-            listener(kind, res, obj)
+            listener(kind, res, event_obj)
+        if not deferred:                # durable already (no fsync to wait for)
+            self._published = max(self._published, seq)
+            self._show([event])
+        return event_obj
 
     def create(self, res: str, obj: dict, *, copy: bool = True) -> dict:
         """Store a new object; returns a copy of what was stored (``copy=False``: the stored object
         itself, READ-ONLY, for a caller that only reads it)."""
+        self._writable()
         obj = self._compactor.compact_object(obj)
         meta = obj.setdefault("metadata", {})
         r = BY_KEY.get(res)
         ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
         with self.lock:
+            self._writable()
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = self._generate_name(res, ns, meta["generateName"])
             name = meta.get("name") or ""
@@ -204,11 +327,12 @@ class Store:
             meta["uid"] = str(uuid.uuid4())
             meta["creationTimestamp"] = timefmt.rfc3339(self._clock.now())
             meta["generation"] = 1
-            rv = self._next_rv()
-            meta["resourceVersion"] = str(rv)
-            self._committed.seq = self._backend.put(rv, res, ns, name, obj)
-            self._put(res, ns, name, obj)
-            self._emit("ADDED", res, obj)
+            meta["resourceVersion"] = str(self._rv + 1)
+            obj = self._seal(obj)
+            body = _bounded(encoding.compact(obj), res, name)
+            seq = self._backend.put(self._rv + 1, res, ns, name, body)
+            self._rv += 1
+            self._apply(seq, "ADDED", (res, ns, name), obj, obj, len(body))
             return clone(obj) if copy else obj
 
     def _generate_name(self, res: str, ns: str, prefix: str) -> str:
@@ -217,11 +341,15 @@ class Store:
             if name not in self._objects[res].get(ns, {}):
                 return name
 
-    def update(self, res: str, obj: dict, *, check_rv: bool = True, copy: bool = True) -> dict:
+    def update(self, res: str, obj: dict, *, check_rv: bool = True, copy: bool = True,
+               expected: dict | None = None) -> dict:
         """Replace a stored object. A stale ``metadata.resourceVersion`` gets 409 Conflict;
         ``generation`` moves when ``spec`` changed; uid and creationTimestamp are kept. ``obj``
         itself is not changed (the store keeps a compact copy), so it may share parts with the
-        stored object. Returns a copy of what is stored (``copy=False``: the object itself, READ-ONLY)."""
+        stored object. Returns a copy of what is stored (``copy=False``: the object itself, READ-ONLY).
+        ``expected``: the stored object ``obj`` was computed from (compare-and-swap: ``Changed``
+        when another write replaced it since)."""
+        self._writable()
         sent = obj.get("metadata") or {}
         r = BY_KEY.get(res)
         ns = (sent.get("namespace") or "default") if (r is None or r.namespaced) else ""
@@ -230,7 +358,10 @@ class Store:
         obj = self._compactor.compact_object(obj, self._objects[res].get(ns, {}).get(name))
         meta = obj.setdefault("metadata", {})
         with self.lock:
+            self._writable()
             old = self._objects[res].get(ns, {}).get(name)
+            if expected is not None and old is not expected:
+                raise Changed(f"{res} {ns}/{name} was written since it was read")
             if old is None:
                 raise errors.NotFound.object(*_names(res), name)
             given = meta.get("resourceVersion")
@@ -251,69 +382,158 @@ class Store:
             meta["resourceVersion"] = old_meta["resourceVersion"]
             if obj == old:
                 return clone(old) if copy else old
-            rv = self._next_rv()
-            meta["resourceVersion"] = str(rv)
-            self._committed.seq = self._backend.put(rv, res, ns, name, obj)
-            self._put(res, ns, name, obj)
-            self._emit("MODIFIED", res, obj)
+            meta["resourceVersion"] = str(self._rv + 1)
+            obj = self._seal(obj)
+            body = _bounded(encoding.compact(obj), res, name)
+            seq = self._backend.put(self._rv + 1, res, ns, name, body)
+            self._rv += 1
+            self._apply(seq, "MODIFIED", (res, ns, name), obj, obj, len(body))
             return clone(obj) if copy else obj
 
     def delete(self, res: str, namespace: str, name: str) -> dict:
         ns = namespace or ""
+        self._writable()
         with self.lock:
+            self._writable()
             old = self._objects[res].get(ns, {}).get(name)
             if old is None:
                 raise errors.NotFound.object(*_names(res), name)
-            rv = self._next_rv()
             gone = clone(old)
-            gone["metadata"]["resourceVersion"] = str(rv)
-            self._committed.seq = self._backend.remove(rv, res, ns, name)
-            self._unindex(res, ns, name, old)
-            del self._objects[res][ns][name]
-            self._sorted.pop((res, ns), None)
-            self._emit("DELETED", res, gone)
+            gone["metadata"]["resourceVersion"] = str(self._rv + 1)
+            gone = self._seal(gone)
+            seq = self._backend.remove(self._rv + 1, res, ns, name)
+            self._rv += 1
+            self._apply(seq, "DELETED", (res, ns, name), None, gone, len(encoding.compact(gone)))
             return clone(gone)
 
+    # -- durability ----------------------------------------------------------------------------
     def forget_commits(self) -> None:
         """A request starts: none of its writes are pending yet."""
         self._committed.seq = 0
 
     def wait_durable(self) -> None:
-        """Return once every write this thread made is durable (fsync), before a request is answered."""
-        self._backend.wait_durable(getattr(self._committed, "seq", 0))
+        """Return once every write this thread made is durable and visible, before a request is
+        answered. ``errors.InternalError`` when it was taken back (nothing of it is stored),
+        ``errors.Timeout`` when the disk did not answer in time (it may yet be stored)."""
+        seq = getattr(self._committed, "seq", 0)
+        if not seq or self._published >= seq:
+            return
+        self._backend.wait_durable(seq)
+        if self._published < seq:
+            with self.lock:
+                self._publish(self._backend.synced)
+
+    def _publish_from_backend(self, seq: int) -> bool:
+        """The backend's fsync thread: commit ``seq`` is on disk. False when the lock was busy
+        (it asks again; a waiting request or the next write publishes meanwhile)."""
+        if not self.lock.acquire(timeout=PUBLISH_WAIT):
+            return False
+        try:
+            self._publish(seq)
+        finally:
+            self.lock.release()
+        return True
+
+    def _publish(self, seq: int) -> None:
+        """Call with the lock held: bring every write up to backend commit ``seq`` into sight."""
+        if seq <= self._published or self.failure is not None:
+            return
+        self._published = seq
+        self._show(self._pending.durable(seq))
+
+    def _show(self, events: list[Event]) -> None:
+        if not events:
+            return
+        self._durable_rv = events[-1].rv
+        for event in events:
+            for sink in self.sinks:
+                sink(event)
+        self._changed.notify_all()
+
+    def _lose_pending(self, error: OSError) -> None:
+        """The backend's fsync failed: what it had not synced may or may not be on disk. Take every
+        pending write back (readers never saw them; their requests get 500), put the file back
+        where readers stand if the disk still takes it, and refuse every later write."""
+        with self.lock:
+            if self.failure is not None:
+                return
+            self._publish(self._backend.synced)
+            self.failure = errors.ServiceUnavailable(
+                f"the store refuses writes: a write to {getattr(self._backend, 'path', 'the store')} could not be "
+                f"made durable ({error}); restart the server once the disk is checked")
+            lost = self._pending.lost()
+            for key, before in lost:
+                res, ns, name = key
+                reverted = self._objects[res][ns].get(name)
+                if before is None:
+                    self._remove(res, ns, name)
+                else:
+                    self._put(res, ns, name, before)
+                if before is not None or reverted is not None:
+                    for listener in list(self.listeners):
+                        listener("DELETED" if before is None else "MODIFIED", res, before or reverted)
+            self.history.drop_after(self._durable_rv)
+            self._rv = self._durable_rv
+            log.error("storage: fsync failed (%s): %d pending writes taken back (answered 500); refusing writes "
+                      "until restart", error, len(lost))
+            self._backend.revert([(key, None if before is None else encoding.compact(before))
+                                  for key, before in lost], self._durable_rv)
+            self._changed.notify_all()
+
+    # -- housekeeping (bounded work, called by ``housekeeping.Housekeeping``) -----------------
+    def expire(self, now: float, limit: int) -> int:
+        """Delete up to ``limit`` objects whose time to live ran out; how many."""
+        with self.lock:
+            if self.failure is not None:
+                return 0
+            keys = self.expiry.due(now, limit)
+            for res, ns, name in keys:
+                if self._objects[res].get(ns, {}).get(name) is not None:
+                    self.delete(res, ns, name)
+            return len(keys)
+
+    def trim_history(self, now: float) -> None:
+        with self.lock:
+            self.history.trim(now)
+
+    def sweep(self) -> int:
+        """Forget the shared containers no object uses any more, once the table has doubled."""
+        if len(self._compactor) < max(1024, 2 * self._compactor.swept_at):
+            return 0
+        return self._compactor.sweep()
 
     def close(self) -> None:
         """Close the backend; open watches end at once (their servers are shutting down)."""
         with self.lock:
             self.closed = True
             self._changed.notify_all()
-            self._backend.close()
+        self._backend.close()
 
-    # -- watches -------------------------------------------------------------------------
+    # -- watches -------------------------------------------------------------------------------
     def watch(self, res: str, namespace: str | None, since_rv: int | None) -> Watch:
-        """Events for ``res`` after ``since_rv``; None means "from now". 410 Gone when the log no
-        longer reaches back that far (trimmed, or the server restarted since); 504 Timeout ("Too
-        large resource version") when the store has not reached it."""
+        """Events for ``res`` after ``since_rv``; None means "from now". 410 Gone when the history
+        no longer reaches back that far (trimmed, or the server restarted since); 504 Timeout
+        ("Too large resource version") when the store has not reached it."""
         with self.lock:
-            start = self._rv if since_rv is None else since_rv
-            if start > self._rv:
-                raise errors.Timeout.too_large_resource_version(start, self._rv)
-            if start < self._log_floor:
-                raise errors.Gone(f"too old resource version: {start} ({self._rv})")
+            start = self._durable_rv if since_rv is None else since_rv
+            if start > self._durable_rv:
+                raise errors.Timeout.too_large_resource_version(start, self._durable_rv)
+            if start < self.history.floor:
+                raise errors.Gone(f"too old resource version: {start} ({self._durable_rv})")
             return Watch(self, res, namespace, start)
 
     def changes_after(self, cursor: int) -> list[Event] | None:
-        """Every log entry after ``cursor``, all resources (a controller's change feed); None when
-        the log no longer reaches back that far. Call with the lock held."""
-        if cursor < self._log_floor:
+        """Every head write after ``cursor``, all resources (a controller's change feed, with
+        ``head.resource_version`` as its cursor); None when the history no longer reaches back
+        that far. Call with the lock held."""
+        if cursor < self.history.floor:
             return None
-        return self._log[bisect.bisect_right(self._log_rvs, cursor):]
+        return self.history.after(cursor)
 
     def events_after(self, cursor: int, res: str, namespace: str | None) -> Iterable[Event]:
-        """Log entries after ``cursor`` (binary search: O(log n + entries after the cursor)).
+        """Durable events after ``cursor`` (binary search: O(log n + events after the cursor)).
         Call with the lock held."""
-        i = bisect.bisect_right(self._log_rvs, cursor)
-        for event in self._log[i:]:
+        for event in self.history.after(cursor, self._durable_rv):
             if event.res != res:
                 continue
             if namespace is not None and event.namespace != namespace:
@@ -322,7 +542,9 @@ class Store:
 
 
 class Watch:
-    """An iterator over (type, object) for one resource; ``next(timeout)`` returns None on quiet."""
+    """An iterator over (type, object) for one resource; ``next(timeout)`` returns None on quiet.
+    It closes itself when the history was trimmed past what it has delivered (the client
+    watches again from its last resourceVersion and is told 410 Gone)."""
 
     def __init__(self, store: Store, res: str, namespace: str | None, cursor: int) -> None:
         self.store, self.res, self.namespace, self.cursor = store, res, namespace, cursor
@@ -339,16 +561,20 @@ class Watch:
 
     def next_event(self, timeout: float) -> Event | None:
         """The next Event, waiting up to ``timeout`` seconds; None when quiet or closed."""
-        with self.store.lock:
+        store = self.store
+        with store.lock:
             for attempt in range(2):
-                for event in self.store.events_after(self.cursor, self.res, self.namespace):
+                if self.cursor < store.history.floor:
+                    self._closed = True          # events it has not delivered are gone
+                    return None
+                for event in store.events_after(self.cursor, self.res, self.namespace):
                     self.cursor = event.rv
                     return event
-                # nothing up to the store's version concerns this watch: skip past it for good
-                self.cursor = max(self.cursor, self.store._rv)
+                # nothing up to the durable version concerns this watch: skip past it for good
+                self.cursor = max(self.cursor, store._durable_rv)
                 if self.closed or attempt:
                     return None
-                self.store._changed.wait(timeout)
+                store._changed.wait(timeout)
             return None
 
     def __iter__(self):

@@ -171,7 +171,7 @@ def test_namespace_deletion_cut_short_finishes_after_restart(tmp_path):
         clock = ManualClock(1_800_000_000)
 
     Cp.store = store
-    namespace.mark_terminating(Cp, store.get("namespaces", "", "doomed"))
+    namespace.mark_terminating(Cp, store.head.get("namespaces", "", "doomed"))
     for i in range(20):
         store.delete("pods", "doomed", f"p{i}")
     store.close()

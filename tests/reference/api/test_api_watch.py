@@ -114,7 +114,7 @@ def test_label_selector_filters_events(server):
 
 
 def test_expired_resource_version_is_an_error_event(server):
-    server.control_plane.store._log_floor = server.control_plane.store.resource_version
+    server.control_plane.store.history.floor = server.control_plane.store.resource_version
     w = watch(server, f"{LEASES}?watch=true&resourceVersion=1")
     event = w.next()
     assert w.rest() == []

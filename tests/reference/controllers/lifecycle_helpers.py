@@ -1,4 +1,6 @@
-"""Helpers for the node lifecycle unit tests: a manual-clock control plane, nodes, leases, pods."""
+"""Helpers for the node lifecycle unit tests: a manual-clock control plane, nodes, leases, pods.
+They check the controllers' decisions, so they read the store's head (a data dir's writes become
+visible to readers only once fsynced)."""
 
 from __future__ import annotations
 
@@ -30,12 +32,12 @@ def add_node(cp: ControlPlane, name: str, lease_duration: float | None = 15) -> 
     cp.store.create(LEASES, {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                              "metadata": {"name": name, "namespace": constants.NODE_LEASE_NAMESPACE},
                              "spec": spec})
-    return cp.store.get("nodes", "", name)
+    return cp.store.head.get("nodes", "", name)
 
 
 def renew(cp: ControlPlane, name: str) -> None:
     with cp.store.lock:
-        lease = cp.store.get(LEASES, constants.NODE_LEASE_NAMESPACE, name)
+        lease = cp.store.head.get(LEASES, constants.NODE_LEASE_NAMESPACE, name)
         lease["spec"]["renewTime"] = timefmt.rfc3339_micro(cp.clock.now())
         cp.store.update(LEASES, lease)
 
@@ -59,11 +61,11 @@ def add_pod(cp: ControlPlane, name: str, node: str | None, *, tolerations: list 
 
 
 def node(cp: ControlPlane, name: str) -> dict:
-    return cp.store.get("nodes", "", name)
+    return cp.store.head.get("nodes", "", name)
 
 
 def pod(cp: ControlPlane, name: str) -> dict | None:
-    return cp.store.try_get("pods", "default", name)
+    return cp.store.head.try_get("pods", "default", name)
 
 
 def ready(cp: ControlPlane, name: str) -> dict:
@@ -75,7 +77,7 @@ def taints(cp: ControlPlane, name: str) -> list[str]:
 
 
 def events(cp: ControlPlane, reason: str, name: str) -> list[dict]:
-    return [e for e in cp.store.list("events") if e["reason"] == reason and e["involvedObject"]["name"] == name]
+    return [e for e in cp.store.head.list("events") if e["reason"] == reason and e["involvedObject"]["name"] == name]
 
 
 NO_SCHEDULE = f"{constants.TAINT_UNREACHABLE}:NoSchedule"

@@ -42,7 +42,7 @@ def acknowledge(store: Store, name: str) -> int:
     store.create("leases.coordination.k8s.io", lease(name))
     seq = store._committed.seq
     store.wait_durable()
-    assert store._backend._synced >= seq, "answered before an fsync covered the write"
+    assert store._backend.synced >= seq, "answered before an fsync covered the write"
     return seq
 
 

@@ -1,6 +1,7 @@
-"""The store contract, run against both backends (memory and SQLite): identity, resourceVersions,
-generation, optimistic concurrency, label-index reads without copies, watches and 410 Gone, and
-durability across a reopen (SQLite)."""
+"""The store contract, run against both backends (memory and SQLite with fsync): identity,
+resourceVersions, generation, optimistic concurrency, label-index reads without copies, watches and
+410 Gone, and durability across a reopen (SQLite). On SQLite each write is acknowledged as the API
+acknowledges it (``wait_durable``) before the test reads: readers see only durable writes."""
 
 from __future__ import annotations
 
@@ -11,11 +12,35 @@ import pytest
 
 from kube32.reference import errors
 from kube32.reference.clock import ManualClock
-from kube32.reference.store import MemoryBackend, SqliteBackend, Store
+from kube32.reference.store import MemoryBackend, SqliteBackend, Store, history
 from kube32.reference.store import store as store_module
 from kube32.spec import timefmt
 
 START = 1_800_000_000.0
+
+
+class Acknowledged:
+    """A store whose writes return once durable (and so visible), as the API answers them."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def _acknowledged(self, write: str, *args, **kwargs):
+        out = getattr(self._store, write)(*args, **kwargs)
+        self._store.wait_durable()
+        return out
+
+    def create(self, *args, **kwargs):
+        return self._acknowledged("create", *args, **kwargs)
+
+    def update(self, *args, **kwargs):
+        return self._acknowledged("update", *args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        return self._acknowledged("delete", *args, **kwargs)
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -25,6 +50,11 @@ def backend_factory(request, tmp_path):
     return lambda: SqliteBackend(str(tmp_path / "data"))
 
 
+def opened(backend_factory, clock):
+    store = Store(backend_factory(), clock)
+    return Acknowledged(store) if store._backend.deferred else store
+
+
 @pytest.fixture
 def clock():
     return ManualClock(START)
@@ -32,7 +62,7 @@ def clock():
 
 @pytest.fixture
 def store(backend_factory, clock):
-    s = Store(backend_factory(), clock)
+    s = opened(backend_factory, clock)
     yield s
     s.close()
 
@@ -230,28 +260,28 @@ def test_watch_wakes_on_a_write_from_another_thread(store):
 
 
 def test_watch_from_a_trimmed_version_is_gone(store, monkeypatch):
-    monkeypatch.setattr(store_module, "WATCH_LOG_SIZE", 5)
+    monkeypatch.setattr(history, "MAX_BYTES", 5 * (history.EVENT_OVERHEAD + 200))
     for i in range(12):
         store.create("pods", pod(f"p{i}"))
     with pytest.raises(errors.Gone) as exc:
         store.watch("pods", None, 1)
     assert exc.value.code == 410 and exc.value.reason == "Expired"
     assert exc.value.message == "too old resource version: 1 (12)"
-    floor = store._log_floor
+    floor = store.history.floor
     w = store.watch("pods", None, floor)              # the oldest version still served
     first = w.next(0.01)
     assert int(first[1]["metadata"]["resourceVersion"]) == floor + 1
 
 
 def test_reopen_keeps_objects_and_resource_version(backend_factory, clock):
-    s = Store(backend_factory(), clock)
+    s = opened(backend_factory, clock)
     created = s.create("pods", pod("a", labels={"app": "web"}))
     s.create("nodes", node("n"))
     gone = s.create("pods", pod("b"))
     s.delete("pods", "default", "b")
     rv = s.resource_version
     s.close()
-    reopened = Store(backend_factory(), clock)
+    reopened = opened(backend_factory, clock)
     if isinstance(reopened._backend, MemoryBackend):
         assert reopened.list("pods") == [] and reopened.resource_version == 0
         return

@@ -6,9 +6,8 @@ Each patches one rule in ``reference.controllers.deployment_plan`` / ``deploymen
 
 from __future__ import annotations
 
+import copy
 import secrets
-
-from flask import jsonify
 
 from kube32.reference.api import resources as api_resources
 from kube32.reference.controllers import deployment_plan as dp
@@ -308,7 +307,7 @@ def _(mp):
 # -- the scale subresource --------------------------------------------------------------------
 @fault("deployment-scale-write-ignored", breaks=["DEPLOY-SCALE-SUBRESOURCE"])
 def _(mp):
-    mp.setattr(api_resources, "_write_scale", lambda cp, r, old, scale: jsonify(_scale_of(old)))
+    mp.setattr(api_resources, "_scaled", lambda cp, r, old, scale: copy.deepcopy(old))
 
 
 @fault("deployment-scale-selector-as-object", breaks=["DEPLOY-SCALE-SUBRESOURCE"])

@@ -8,6 +8,7 @@ affinity, topology, hardware requests) add an extra filter plugin to the profile
 
 from __future__ import annotations
 
+import copy
 import types
 
 import kube32.reference.scheduler as scheduler_pkg
@@ -445,7 +446,7 @@ def _(mp):
 @fault("sched-condition-without-message", breaks=["SCHED-UNSCHEDULABLE-CONDITION"], level="reference")
 def _(mp):
     def record_failure(self, pod, decision):
-        stored = _record_failure(self, pod, decision)
+        stored = copy.deepcopy(_record_failure(self, pod, decision))     # stored objects are read-only
         for c in stored.get("status", {}).get("conditions") or []:
             if c.get("type") == "PodScheduled":
                 c.pop("message", None)
@@ -492,7 +493,7 @@ def _(mp):
 def _(mp):
     """The pod itself gets status.reason Unschedulable, so lists show that instead of Pending."""
     def record_failure(self, pod, decision):
-        pod.setdefault("status", {})["reason"] = reasons.POD_REASON_UNSCHEDULABLE
+        pod = {**pod, "status": {**(pod.get("status") or {}), "reason": reasons.POD_REASON_UNSCHEDULABLE}}
         return _record_failure(self, pod, decision)
     mp.setattr(sched.Scheduler, "record_failure", record_failure)
 
