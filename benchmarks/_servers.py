@@ -72,9 +72,10 @@ def server(source: Path, *args: str, data_dir: str | None = None, own_session: b
     does not reach across sessions: each busy session gets an equal share, and a server in the
     benchmark's session splits that one share with the load clients."""
     port = free_port()
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kube32.conformance.cli import main; "
-            "sys.exit(main(sys.argv[2:]))")
-    cmd = [sys.executable, "-c", code, str(source), "serve", "--listen", f"127.0.0.1:{port}", *args]
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import _tree; _tree.use(sys.argv[2]); "
+            "from kube32.conformance.cli import main; sys.exit(main(sys.argv[3:]))")
+    cmd = [sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(source), "serve",
+           "--listen", f"127.0.0.1:{port}", *args]
     if data_dir:
         cmd += ["--data-dir", data_dir]
     env = {**os.environ, "PYTHONPATH": str(source)}

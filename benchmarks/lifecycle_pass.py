@@ -21,7 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
-    sys.path.insert(0, os.environ["KUBE32_TREE"])
+    import _tree
+
+    _tree.use(os.environ["KUBE32_TREE"])
 
 import _servers  # noqa: E402
 

@@ -21,7 +21,9 @@ import time
 from pathlib import Path
 
 if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
-    sys.path.insert(0, os.environ["KUBE32_TREE"])
+    import _tree
+
+    _tree.use(os.environ["KUBE32_TREE"])
 
 from kube32.reference.app import create_app  # noqa: E402
 from kube32.reference.config import Config  # noqa: E402

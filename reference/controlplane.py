@@ -44,7 +44,7 @@ class ControlPlane:
         self.store = Store(backend, self.clock, ttls={"events": config.event_ttl})
         self.events = EventRecorder(self.store, self.clock)
         self.loops = LoopRunner(self.clock, self.store.lock, version=self._version, jumps=config.clock_jumps)
-        self.loops.register(Housekeeping(self.store))
+        self.loops.register(Housekeeping(self.store, on_expired=self.events.forget))
         self.admission: list[Admission] = []
         self.scheduler = None          # set by reference.scheduler.install
         self.views: dict = {}          # resource key -> computed view (list(ns), get(ns, name))

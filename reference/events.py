@@ -2,8 +2,9 @@
 finds them) and upstream-style aggregation of repeats into ``count``/``lastTimestamp``.
 
 Repeats are found through a table of the Events recorded, bounded as client-go's event cache is
-(``MAX_SEEN`` entries, least recently used first out) and emptied of Events the store no longer
-holds (their time to live ran out, or they were deleted), so it shrinks with them.
+(``MAX_SEEN`` entries, least recently used first out); an Event whose time to live ran out leaves
+it as the store deletes it (``forget``, from the housekeeping), so it shrinks with them; one deleted
+otherwise is dropped when its repeat comes and finds it gone.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ class EventRecorder:
         self.store, self.clock = store, clock
         self._seen: OrderedDict[tuple, str] = OrderedDict()     # repeat key -> Event name
         self._key_of: dict[tuple[str, str], tuple] = {}          # (namespace, Event name) -> repeat key
-        store.listeners.append(self._forget_deleted)
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -78,11 +78,10 @@ class EventRecorder:
             dropped_key, dropped = self._seen.popitem(last=False)
             self._key_of.pop((dropped_key[0], dropped), None)
 
-    def _forget_deleted(self, kind: str, res: str, obj: dict) -> None:
-        """A store listener: an Event that is gone is no longer counted on."""
-        if kind != "DELETED" or res != "events":
-            return
-        meta = obj.get("metadata") or {}
-        key = self._key_of.pop((meta.get("namespace") or "", meta.get("name")), None)
-        if key is not None and self._seen.get(key) == meta.get("name"):
-            del self._seen[key]
+    def forget(self, keys) -> None:
+        """The store deleted these Events ((resource, namespace, name) keys): no repeat counts on them."""
+        with self.store.lock:
+            for _, ns, name in keys:
+                key = self._key_of.pop((ns, name), None)
+                if key is not None and self._seen.get(key) == name:
+                    del self._seen[key]

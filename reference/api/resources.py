@@ -339,33 +339,33 @@ def checked_update(cp, r: Resource, t: Target, old: dict, new: dict) -> dict:
     return new
 
 
-def _updated(cp, r: Resource, t: Target, old: dict, new: dict) -> dict:
-    """What the update of ``old`` to ``new`` stores (every check passed); with ``dryRun``, what it
+def _updated(cp, r: Resource, t: Target, old: dict, new: dict, dry: bool) -> dict:
+    """What the update of ``old`` to ``new`` stores (every check passed); with ``dry``, what it
     would store. A stale resourceVersion in ``new`` is a 409 Conflict."""
     new = checked_update(cp, r, t, old, new)
     given = new["metadata"].get("resourceVersion")
     if given and given != old["metadata"]["resourceVersion"]:
         raise errors.Conflict.stale(r.plural, r.group, old["metadata"]["name"])
-    if dry_run():
+    if dry:
         for key in ("uid", "creationTimestamp", "resourceVersion", "generation"):
             if key in old["metadata"]:
                 new["metadata"][key] = old["metadata"][key]
     return new
 
 
-def optimistic_update(cp, r: Resource, t: Target, change: Callable[[dict], dict]) -> dict:
+def optimistic_update(cp, r: Resource, t: Target, change: Callable[[dict], dict], dry: bool) -> dict:
     """An update as upstream's GuaranteedUpdate makes it: ``change(old)`` computes the new object
     from a snapshot of the stored one (READ-ONLY) outside the store lock, whatever it costs (the
     patch, the checks, admission); under the lock it is stored only if the object is still that
     snapshot, else everything again from the newer one, at most ``UPDATE_ATTEMPTS`` times (then 409
-    Conflict). Returns the stored object (READ-ONLY); with ``dryRun``, what would be stored."""
+    Conflict). Returns the stored object (READ-ONLY); with ``dry``, what would be stored."""
     ns = t.namespace or ""
     for _ in range(UPDATE_ATTEMPTS):
         old = cp.store.head.peek(r.key, ns, t.name)
         if old is None:
             raise errors.NotFound.object(r.plural, r.group, t.name)
         new = change(old)
-        if dry_run():
+        if dry:
             return new
         try:
             return cp.store.update(r.key, new, copy=False, expected=old)
@@ -379,10 +379,12 @@ def update(t: Target) -> Response:
     r = t.resource
     writable(cp, r)
     body = bodies.object_body(allow_protobuf=t.sub is None)   # protobuf bodies carry no status
+    dry = dry_run()
     if t.sub == "scale":
-        return jsonify(scale_of(optimistic_update(cp, r, t, lambda old: _scaled(cp, r, old, body))))
+        return jsonify(scale_of(optimistic_update(cp, r, t, lambda old: _scaled(cp, r, old, body), dry)))
     body = check_identity(r, t, body)
-    return render(cp, r, optimistic_update(cp, r, t, lambda old: _updated(cp, r, t, old, copy.deepcopy(body))))
+    # an attempt after a conflict takes the body as the first left it: its checks only fill in defaults
+    return render(cp, r, optimistic_update(cp, r, t, lambda old: _updated(cp, r, t, old, body, dry), dry))
 
 
 def patch(t: Target) -> Response:
@@ -390,9 +392,11 @@ def patch(t: Target) -> Response:
     r = t.resource
     writable(cp, r)
     fn, body = bodies.patch_body()
+    dry = dry_run()
     apply = bodies.media_type() == APPLY_PATCH
     if t.sub == "scale":
-        return jsonify(scale_of(optimistic_update(cp, r, t, lambda old: _scaled(cp, r, old, fn(scale_of(old), body)))))
+        return jsonify(scale_of(optimistic_update(
+            cp, r, t, lambda old: _scaled(cp, r, old, fn(scale_of(old), body)), dry)))
     if apply and isinstance(body, dict):
         check_identity(r, t, copy.deepcopy(body))
 
@@ -403,10 +407,10 @@ def patch(t: Target) -> Response:
         if not isinstance(new.get("metadata"), dict):
             new["metadata"] = {}
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
-        return _updated(cp, r, t, old, check_identity(r, t, new))
+        return _updated(cp, r, t, old, check_identity(r, t, new), dry)
 
     try:
-        return render(cp, r, optimistic_update(cp, r, t, patched))
+        return render(cp, r, optimistic_update(cp, r, t, patched, dry))
     except errors.NotFound:
         if not (apply and t.sub is None) or cp.store.head.peek(r.key, t.namespace or "", t.name) is not None:
             raise

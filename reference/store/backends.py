@@ -54,6 +54,7 @@ class MemoryBackend:
     """Keeps nothing: the store's memory is all there is."""
 
     deferred = False          # a write is as durable as it will ever be once it is in memory
+    keeps_bodies = False      # put() needs no JSON body
     synced = 0
 
     def load(self) -> tuple[int, Iterator[tuple[str, str, str, dict]]]:
@@ -117,6 +118,7 @@ class SqliteBackend:
     """One SQLite file in WAL mode; see the module docstring for commits and fsync."""
 
     FILENAME = "kube32.sqlite3"
+    keeps_bodies = True
 
     def __init__(self, data_dir: str, *, fsync: bool = True) -> None:
         _check_dir(data_dir)

@@ -23,6 +23,7 @@ from kube32.reference.store.frozen import FrozenDict, FrozenList
 
 SHORT = 40            # strings up to this length are interned (names, kinds, quantities, reasons)
 TABLE_LIMIT = 200_000  # shared containers remembered; the table starts over past this
+_CONTAINER_BYTES, _SLOT_BYTES = 100, 30   # what a dict or list and each of its entries take (estimated)
 # In a container's key, the marker before a child container's id (a child is known by its identity:
 # it is shared already, and the table entry of its parent keeps it alive, so the id is not reused)
 _CHILD = object()
@@ -38,69 +39,90 @@ class Compactor:
         """``compact`` for a whole object, whose ``metadata`` dict stays its own (the store fills in
         uid, resourceVersion ... after this copy). ``like``: a stored object ``obj`` may share parts
         with (a draft of it): those parts are compact already and are kept as they are."""
+        return self.compact_sized(obj, like)[0]
+
+    def compact_sized(self, obj: dict, like: dict | None = None) -> tuple[dict, int]:
+        """``compact_object`` and an estimate of the memory the copy does not share with anything
+        stored before (its new containers and long strings, in bytes; its own top level and
+        ``metadata`` dicts not counted)."""
+        made = [0]
         out = {}
         for k, v in obj.items():
             old = like.get(k) if like is not None else None
             if k == "metadata" and isinstance(v, dict):
                 old = old if isinstance(old, dict) else None
-                v = {sys.intern(mk): self.compact(mv, old.get(mk) if old is not None else None)
+                v = {sys.intern(mk): self.compact(mv, old.get(mk) if old is not None else None, made)
                      for mk, mv in v.items()}
             else:
-                v = self.compact(v, old)
+                v = self.compact(v, old, made)
             out[sys.intern(k)] = v
-        return out
+        return out, made[0]
 
-    def compact(self, value, like=None):
+    def compact(self, value, like=None, made: list[int] | None = None):
         if like is not None and value is like and isinstance(value, (dict, list)):
             return value            # a part of a stored object: compact already, never changed
         if isinstance(value, dict):
             out = {}
             key: list = ["d"]
+            strings = 0
             like = like if isinstance(like, dict) else None
             for k, v in value.items():
                 if type(k) is str:
                     k = sys.intern(k)
                 if isinstance(v, (dict, list)):
-                    v = self.compact(v, like.get(k) if like is not None else None)
+                    v = self.compact(v, like.get(k) if like is not None else None, made)
                     key += (k, _CHILD, id(v))
                 elif type(v) is str:
                     if len(v) <= SHORT:
                         v = sys.intern(v)
+                    else:
+                        strings += len(v)
                     key += (k, v)
                 else:
                     key += (k, type(v), v)
                 out[k] = v
             if not out:
                 return out
-            return self._share(tuple(key), FrozenDict(out) if self._frozen else out)
+            return self._share(tuple(key), FrozenDict(out) if self._frozen else out, strings, made)
         if isinstance(value, list):
             out_list = []
             key = ["l"]
+            strings = 0
             for v in value:
                 if isinstance(v, (dict, list)):
-                    v = self.compact(v)
+                    v = self.compact(v, None, made)
                     key += (_CHILD, id(v))
                 elif type(v) is str:
                     if len(v) <= SHORT:
                         v = sys.intern(v)
+                    else:
+                        strings += len(v)
                     key.append(v)
                 else:
                     key += (type(v), v)
                 out_list.append(v)
             if not out_list:
                 return out_list
-            return self._share(tuple(key), FrozenList(out_list) if self._frozen else out_list)
-        if type(value) is str and len(value) <= SHORT:
-            return sys.intern(value)
+            return self._share(tuple(key), FrozenList(out_list) if self._frozen else out_list, strings, made)
+        if type(value) is str:
+            if len(value) <= SHORT:
+                return sys.intern(value)
+            if made is not None:
+                made[0] += len(value)
         return value
 
-    def _share(self, key: tuple, value):
+    def _share(self, key: tuple, value, strings: int = 0, made: list[int] | None = None):
         try:
             known = self._containers.get(key)
         except TypeError:        # an unhashable scalar (cannot happen for JSON): keep it unshared
-            return value
+            key = None
+            known = None
         if known is not None:
             return known
+        if made is not None:     # a new container: its slots and its long strings
+            made[0] += _CONTAINER_BYTES + _SLOT_BYTES * len(value) + strings
+        if key is None:
+            return value
         if len(self._containers) >= TABLE_LIMIT:
             self._containers.clear()
         self._containers[key] = value

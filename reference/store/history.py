@@ -57,27 +57,35 @@ class History:
         return len(self._events) - self._start
 
     def append(self, event: Event) -> None:
-        self._events.append(event)
+        events = self._events
+        events.append(event)
         self._rvs.append(event.rv)
         self.bytes += event.size
         if self.bytes > MAX_BYTES:
-            self._drop_while(lambda e: self.bytes > MAX_BYTES)
+            i = self._start
+            while self.bytes > MAX_BYTES and i < len(events):
+                i = self._drop(i)
+            self._compact(i)
 
     def trim(self, now: float) -> None:
         """Drop what is older than ``MAX_AGE``."""
-        self._drop_while(lambda e: e.at < now - MAX_AGE)
+        events, i, oldest = self._events, self._start, now - MAX_AGE
+        while i < len(events) and events[i].at < oldest:
+            i = self._drop(i)
+        self._compact(i)
 
-    def _drop_while(self, condition) -> None:
-        events, i = self._events, self._start
-        while i < len(events) and condition(events[i]):
-            self.bytes -= events[i].size
-            self.floor = events[i].rv
-            events[i] = None                # released now, the slot compacted below
-            i += 1
-        self._start = i
-        if i > 1024 and i * 2 > len(events):
-            del events[:i]
-            del self._rvs[:i]
+    def _drop(self, i: int) -> int:
+        event = self._events[i]
+        self.bytes -= event.size
+        self.floor = event.rv
+        self._events[i] = None              # released now, the slot compacted below
+        return i + 1
+
+    def _compact(self, start: int) -> None:
+        self._start = start
+        if start > 1024 and start * 2 > len(self._events):
+            del self._events[:start]
+            del self._rvs[:start]
             self._start = 0
 
     def oldest(self) -> float | None:

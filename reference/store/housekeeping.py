@@ -19,8 +19,9 @@ class Housekeeping:
     NAME = "store-housekeeping"
     LOCKS_ITSELF = True
 
-    def __init__(self, store) -> None:
+    def __init__(self, store, on_expired=None) -> None:
         self.store = store
+        self.on_expired = on_expired     # told the keys of what expired (the event recorder forgets them)
         self.expired = 0
 
     def interval(self) -> float:
@@ -30,9 +31,11 @@ class Housekeeping:
         store = self.store
         done = 0
         while done < PER_PASS:
-            n = store.expire(now, CHUNK)
-            done += n
-            if n < CHUNK:
+            keys = store.expire(now, CHUNK)
+            done += len(keys)
+            if keys and self.on_expired is not None:
+                self.on_expired(keys)
+            if len(keys) < CHUNK:
                 break
         self.expired += done
         store.trim_history(now)

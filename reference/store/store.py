@@ -291,30 +291,46 @@ class Store:
             self._pending.add(seq, event, key, self._objects[res][ns].get(name), after)
         if after is None:
             self._remove(res, ns, name)
-            self.expiry.removed(key)
         else:
             self._put(res, ns, name, after)
-            self.expiry.written(key, event.at)
-        self._committed.seq = seq
+        if res in self.expiry.ttls:
+            self.expiry.written(key, event.at) if after is not None else self.expiry.removed(key)
+        if seq:
+            self._committed.seq = seq
         self.changed_at[res] = self._rv
         self.history.append(event)
         for listener in list(self.listeners):
             listener(kind, res, event_obj)
-        if not deferred:                # durable already (no fsync to wait for)
-            self._published = max(self._published, seq)
-            self._show([event])
+        if not deferred:                # durable already (no fsync to wait for): in sight at once
+            if seq > self._published:
+                self._published = seq
+            self._durable_rv = event.rv
+            for sink in self.sinks:
+                sink(event)
+            self._changed.notify_all()
         return event_obj
+
+    def _put_backend(self, res: str, ns: str, name: str, obj: dict, made: int) -> tuple[int, int]:
+        """Write through to a backend that keeps bodies (bounded: ``limits.MAX_OBJECT_BYTES``);
+        (its commit, the write's size for the history: the JSON, or without a body what the
+        compaction estimated the write added)."""
+        if not self._backend.keeps_bodies:
+            return 0, made
+        body = _bounded(encoding.compact(obj), res, name)
+        return self._backend.put(self._rv + 1, res, ns, name, body), len(body)
 
     def create(self, res: str, obj: dict, *, copy: bool = True) -> dict:
         """Store a new object; returns a copy of what was stored (``copy=False``: the stored object
         itself, READ-ONLY, for a caller that only reads it)."""
-        self._writable()
-        obj = self._compactor.compact_object(obj)
+        if self.failure is not None:
+            raise self.failure
+        obj, made = self._compactor.compact_sized(obj)
         meta = obj.setdefault("metadata", {})
         r = BY_KEY.get(res)
         ns = (meta.get("namespace") or "default") if (r is None or r.namespaced) else ""
         with self.lock:
-            self._writable()
+            if self.failure is not None:
+                raise self.failure
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = self._generate_name(res, ns, meta["generateName"])
             name = meta.get("name") or ""
@@ -328,11 +344,11 @@ class Store:
             meta["creationTimestamp"] = timefmt.rfc3339(self._clock.now())
             meta["generation"] = 1
             meta["resourceVersion"] = str(self._rv + 1)
-            obj = self._seal(obj)
-            body = _bounded(encoding.compact(obj), res, name)
-            seq = self._backend.put(self._rv + 1, res, ns, name, body)
+            if self._frozen:
+                obj = frozen_mode.freeze(obj)
+            seq, size = self._put_backend(res, ns, name, obj, made) if self._backend.keeps_bodies else (0, made)
             self._rv += 1
-            self._apply(seq, "ADDED", (res, ns, name), obj, obj, len(body))
+            self._apply(seq, "ADDED", (res, ns, name), obj, obj, size)
             return clone(obj) if copy else obj
 
     def _generate_name(self, res: str, ns: str, prefix: str) -> str:
@@ -349,16 +365,18 @@ class Store:
         stored object. Returns a copy of what is stored (``copy=False``: the object itself, READ-ONLY).
         ``expected``: the stored object ``obj`` was computed from (compare-and-swap: ``Changed``
         when another write replaced it since)."""
-        self._writable()
+        if self.failure is not None:
+            raise self.failure
         sent = obj.get("metadata") or {}
         r = BY_KEY.get(res)
         ns = (sent.get("namespace") or "default") if (r is None or r.namespaced) else ""
         name = sent.get("name") or ""
         # the parts ``obj`` shares with the stored object are compact already (kept, not copied)
-        obj = self._compactor.compact_object(obj, self._objects[res].get(ns, {}).get(name))
+        obj, made = self._compactor.compact_sized(obj, self._objects[res].get(ns, {}).get(name))
         meta = obj.setdefault("metadata", {})
         with self.lock:
-            self._writable()
+            if self.failure is not None:
+                raise self.failure
             old = self._objects[res].get(ns, {}).get(name)
             if expected is not None and old is not expected:
                 raise Changed(f"{res} {ns}/{name} was written since it was read")
@@ -383,11 +401,11 @@ class Store:
             if obj == old:
                 return clone(old) if copy else old
             meta["resourceVersion"] = str(self._rv + 1)
-            obj = self._seal(obj)
-            body = _bounded(encoding.compact(obj), res, name)
-            seq = self._backend.put(self._rv + 1, res, ns, name, body)
+            if self._frozen:
+                obj = frozen_mode.freeze(obj)
+            seq, size = self._put_backend(res, ns, name, obj, made) if self._backend.keeps_bodies else (0, made)
             self._rv += 1
-            self._apply(seq, "MODIFIED", (res, ns, name), obj, obj, len(body))
+            self._apply(seq, "MODIFIED", (res, ns, name), obj, obj, size)
             return clone(obj) if copy else obj
 
     def delete(self, res: str, namespace: str, name: str) -> dict:
@@ -398,11 +416,11 @@ class Store:
             old = self._objects[res].get(ns, {}).get(name)
             if old is None:
                 raise errors.NotFound.object(*_names(res), name)
-            gone = clone(old)
-            gone["metadata"]["resourceVersion"] = str(self._rv + 1)
-            gone = self._seal(gone)
+            # the object's last state (its parts shared with the stored object, never changed)
+            gone = self._seal({**old, "metadata": {**old["metadata"], "resourceVersion": str(self._rv + 1)}})
             seq = self._backend.remove(self._rv + 1, res, ns, name)
             self._rv += 1
+            # the history may be all that holds the object now: it counts in full
             self._apply(seq, "DELETED", (res, ns, name), None, gone, len(encoding.compact(gone)))
             return clone(gone)
 
@@ -481,16 +499,16 @@ class Store:
             self._changed.notify_all()
 
     # -- housekeeping (bounded work, called by ``housekeeping.Housekeeping``) -----------------
-    def expire(self, now: float, limit: int) -> int:
-        """Delete up to ``limit`` objects whose time to live ran out; how many."""
+    def expire(self, now: float, limit: int) -> list[Key]:
+        """Delete up to ``limit`` objects whose time to live ran out; their keys."""
         with self.lock:
             if self.failure is not None:
-                return 0
+                return []
             keys = self.expiry.due(now, limit)
             for res, ns, name in keys:
                 if self._objects[res].get(ns, {}).get(name) is not None:
                     self.delete(res, ns, name)
-            return len(keys)
+            return keys
 
     def trim_history(self, now: float) -> None:
         with self.lock:
