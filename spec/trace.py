@@ -59,7 +59,7 @@ SECTIONS: dict[str, str] = {
     "Unschedulable pods": "scheduler",
     "Node lifecycle controller": "node_lifecycle",
     "Deployment controller": "deployment",
-    "DaemonSet and Job controller": "daemonset",
+    "DaemonSet and Job controller": "job",
     "DaemonSet": "daemonset",
     "Job": "job",
     "Endpoints and EndpointSlices": "endpoints",
@@ -171,7 +171,8 @@ class Unit:
 
 class Trace:
     def __init__(self, units: list[Unit]):
-        self.units = tuple(units)
+        order = list(SECTIONS)     # the document's order (a file may hold several sections)
+        self.units = tuple(sorted(units, key=lambda u: order.index(u.section) if u.section in order else len(order)))
         seen: dict[str, str] = {}
         for unit in self.units:
             if unit.at in seen:

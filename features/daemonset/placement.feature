@@ -182,3 +182,17 @@ Feature: DaemonSet placement
       When the DaemonSet "d" is deleted
       And the workload interval passes
       Then the DaemonSet "d" pods are all gone or terminating
+
+    Scenario: deleting one DaemonSet leaves another DaemonSet's pods alone
+      # Ruled out: deleting the pods of every DaemonSet (or every owned pod) when one DaemonSet goes.
+      Given these Ready nodes:
+        | name  | memory |
+        | esp-a | 200Ki  |
+      And the DaemonSet "d" is created
+      And the DaemonSet "e" is created
+      And the DaemonSet "d" pods are running and ready
+      And the DaemonSet "e" pods are running and ready
+      When the DaemonSet "d" is deleted
+      And the workload interval passes
+      Then the DaemonSet "d" pods are all gone or terminating
+      And the DaemonSet "e" still has every pod it had

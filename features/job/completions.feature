@@ -40,6 +40,7 @@ Feature: Job completions and parallelism
       And 5 seconds pass
       Then the Job "j" has 0 active pods
       And the Job "j" has 2 pods in total
+      And the Job "j" pods are made from its template
 
   @clause-JOB-PARALLELISM
   Rule: at most parallelism pods are active at once, one by default

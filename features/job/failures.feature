@@ -51,6 +51,19 @@ Feature: Job failures and the backoff limit
         | 2     |
         | 4     |
 
+    Scenario: succeeded pods are not failed pods
+      # Ruled out: counting every finished pod against the limit (backoffLimit 0 fails on the first success).
+      When the Job "j" is created with:
+        | completions | parallelism | backoffLimit |
+        | 3           | 1           | 0            |
+      And the workload interval passes
+      And the Job "j" has one pod succeed
+      And the workload interval passes
+      And the Job "j" has one pod succeed
+      And the workload interval passes
+      Then the Job "j" has no condition "Failed"
+      And the Job "j" has 1 active pod
+
   @clause-JOB-BACKOFF-LIMIT-DEFAULT
   Rule: without backoffLimit the seventh failure fails the Job
 

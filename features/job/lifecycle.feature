@@ -61,3 +61,18 @@ Feature: Job admission, pods and deletion
       And the Job "j" is deleted
       And the workload interval passes
       Then the Job "j" pods are all gone or terminating
+
+    Scenario: deleting one Job leaves another Job's pods alone
+      # Ruled out: deleting the pods of every Job (or every owned pod) when one Job goes.
+      Given these Ready nodes:
+        | name  | memory |
+        | esp-a | 200Ki  |
+      When the Job "j" is created
+      And the Job "k" is created
+      And the workload interval passes
+      And the Job "j" pods start
+      And the Job "k" pods start
+      And the Job "j" is deleted
+      And the workload interval passes
+      Then the Job "j" pods are all gone or terminating
+      And the Job "k" still has every pod it had

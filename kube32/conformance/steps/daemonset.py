@@ -15,6 +15,7 @@ from kube32.conformance.steps.workloads import (
     active,
     create_or_fail,
     daemonset_manifest,
+    delete_owner,
     describe,
     fence,
     fenced,
@@ -106,8 +107,7 @@ def ds_template_changes(k32, name, image):
 
 @when(step('the DaemonSet "{name}" is deleted'))
 def ds_deleted(k32, name):
-    notes(k32, "owned-before-delete")[("DaemonSet", name)] = owned_pods(k32, "DaemonSet", name)
-    k32.api.delete("DaemonSet", k32.name(name), k32.ns)
+    delete_owner(k32, "DaemonSet", name)
 
 
 def ds_pod_on(k32, name: str, node: str) -> dict:

@@ -10,6 +10,7 @@ from kube32.conformance.steps.workloads import (
     MAX_ROUNDS,
     active,
     create_or_fail,
+    delete_owner,
     describe,
     job_manifest,
     notes,
@@ -40,8 +41,7 @@ def job_created_policy(k32, name, policy):
 
 @when(step('the Job "{name}" is deleted'))
 def job_deleted(k32, name):
-    notes(k32, "owned-before-delete")[("Job", name)] = owned_pods(k32, "Job", name)
-    k32.api.delete("Job", k32.name(name), k32.ns)
+    delete_owner(k32, "Job", name)
 
 
 def job_active(k32, name: str) -> list[dict]:
@@ -148,6 +148,22 @@ def job_has_total(k32, name, n):
         pods = owned_pods(k32, "Job", name)
         assert len(pods) == int(n), f"{len(pods)} pods: {describe(pods)}"
     k32.eventually(check, f'Job "{name}" with {n} pods')
+
+
+@then(step('the Job "{name}" pods are made from its template'))
+def job_pods_from_template(k32, name):
+    """Every pod of the Job carries the template's labels and runs its containers (name and image)."""
+    job = k32.api.get("Job", k32.name(name), k32.ns)
+    tmpl = job["spec"]["template"]
+    want_labels = (tmpl.get("metadata") or {}).get("labels") or {}
+    want = [(c["name"], c["image"]) for c in tmpl["spec"]["containers"]]
+    pods = owned_pods(k32, "Job", name)
+    assert pods, f'the Job "{name}" has no pods'
+    for pod in pods:
+        labels = pod["metadata"].get("labels") or {}
+        assert want_labels.items() <= labels.items(), f"pod {pod['metadata']['name']} labels are {labels}"
+        got = [(c.get("name"), c.get("image")) for c in pod["spec"].get("containers") or []]
+        assert got == want, f"pod {pod['metadata']['name']} runs {got}, the template {want}"
 
 
 @then(step('the Job "{name}" status shows:'))

@@ -164,17 +164,23 @@ def fence(k32) -> dict[str, str]:
 @then(parsers.re(r'the (?P<kind>DaemonSet|Job) "(?P<name>[^"]+)" is rejected as Invalid on "(?P<field>[^"]+)" '
                  r'saying:'))
 def rejected(k32, kind, name, field, docstring):
-    """Document level: 422 Invalid with a cause naming the field; reference level: upstream's
-    cause text (the document names no message)."""
+    """Document level ("rejects"): a refusal (a 4xx answer) and nothing stored; reference level:
+    upstream's 422 Invalid with a cause naming the field, in upstream's words."""
     answer = k32.responses.get(name)
     assert answer is not None, f'no {kind} "{name}" was written in this scenario'
     assert isinstance(answer, ApiStatusError), f'the {kind} was accepted: {answer.get("metadata", {}).get("name")}'
+    assert 400 <= answer.code < 500, f"the answer was {answer}, not a refusal"
+    stored, accepted = k32.api.try_get(kind, k32.name(name), k32.ns), k32.objects.get(name)
+    if accepted is None:      # a refused create stores nothing; a refused update leaves the template as it was
+        assert stored is None, f"the refused {kind} was stored anyway: {stored}"
+    else:
+        template = (stored or {}).get("spec", {}).get("template")
+        assert template == accepted["spec"]["template"], f"the refused change was stored: {template}"
     status = answer.status
-    assert (answer.code, status.get("reason")) == (422, "Invalid"), f"the answer was {answer}"
     causes = (status.get("details") or {}).get("causes") or []
     got = [(c.get("field"), c.get("message")) for c in causes]
-    assert field in [f for f, _ in got], f"no cause names {field}; the causes are {got}"
     with k32.reference():
+        assert (answer.code, status.get("reason")) == (422, "Invalid"), f"the answer was {answer}"
         assert (field, docstring.strip()) in got, f"the causes are {got}, expected {(field, docstring.strip())}"
 
 
@@ -184,6 +190,32 @@ def accepted(k32, kind, name):
     assert answer is not None, f'no {kind} "{name}" was written in this scenario'
     assert not isinstance(answer, ApiStatusError), f"the {kind} was refused: {answer}"
     assert k32.api.try_get(kind, k32.name(name), k32.ns) is not None, f"the {kind} does not exist"
+
+
+def delete_owner(k32, kind: str, name: str) -> None:
+    """Delete a DaemonSet or Job, remembering the pods of every owner of that kind in the scenario
+    at that moment (whose pods go with it, and whose stay, are judged against them)."""
+    before = notes(k32, "owned-before-delete")
+    for pod in k32.api.list("Pod", k32.ns):
+        for ref in pod["metadata"].get("ownerReferences") or []:
+            if ref.get("kind") == kind:
+                before.setdefault((kind, ref.get("name")), []).append(pod)
+    before[(kind, name)] = owned_pods(k32, kind, name)
+    k32.api.delete(kind, k32.name(name), k32.ns)
+
+
+@then(parsers.re(r'the (?P<kind>DaemonSet|Job) "(?P<name>[^"]+)" still has every pod it had'))
+def pods_kept(k32, kind, name):
+    """The other side of "deleted with their owner": another owner's pods, as they were when the
+    deletion happened, are all still there and not terminating."""
+    before = notes(k32, "owned-before-delete").get((kind, k32.name(name)), [])
+    assert before, f'the {kind} "{name}" had no pods when another {kind} was deleted, so this proves nothing'
+
+    def check():
+        now = {p["metadata"]["uid"]: p for p in owned_pods(k32, kind, name)}
+        gone = [p for p in before if p["metadata"]["uid"] not in now or terminating(now[p["metadata"]["uid"]])]
+        assert not gone, f"these pods went: {describe(gone)}"
+    k32.consistently(check, f'{kind} "{name}" keeps its pods')
 
 
 @then(parsers.re(r'the (?P<kind>DaemonSet|Job) "(?P<name>[^"]+)" pods are all gone or terminating'))

@@ -1,12 +1,14 @@
-"""Faults of the DaemonSet and Job controller: each gets one documented rule wrong."""
+"""Faults of the DaemonSet and Job controller: each gets one documented rule wrong; and fair
+variants, each another reasonable reading where the document is silent."""
 
 from __future__ import annotations
 
 import math
 
+from kube32.reference import errors
 from kube32.reference.controllers import daemonset_plan, job_plan, workload
 from kube32.spec import constants, reasons
-from tests.sensitivity.registry import fault
+from tests.sensitivity.registry import fair, fault
 
 # -- DaemonSet ---------------------------------------------------------------------------------
 
@@ -106,7 +108,43 @@ def _(mp):
     mp.setattr(workload, "delete_orphans", lambda cp, owners, by_owner, now: None)
 
 
+@fault("workload-owner-gc-takes-every-owned-pod", breaks=["DS-GC-ON-DELETE", "JOB-GC-ON-DELETE"])
+def _(mp):
+    """When any DaemonSet or Job is gone, every pod owned by a DaemonSet or Job is deleted."""
+    def sweep(cp, owners, by_owner, now):
+        if any(uid not in owners for uid in by_owner):
+            workload.remove_pods(cp, None, [(p, "owner deleted") for pods in by_owner.values() for p in pods], now, "")
+    mp.setattr(workload, "delete_orphans", sweep)
+
+
+@fair("workload-restart-policy-refused-as-bad-request", passes=["JOB-RESTART-POLICY", "DS-RESTART-POLICY-ALWAYS"],
+      differs=["JOB-RESTART-POLICY", "DS-RESTART-POLICY-ALWAYS"])
+def _(mp):
+    """A template with a restartPolicy the kind does not allow is refused 400 BadRequest without
+    causes (the document says only "rejects")."""
+    real = workload.admit
+
+    def admit(cp, res, obj, old, operation):
+        try:
+            real(cp, res, obj, old, operation)
+        except errors.Invalid as exc:
+            raise errors.BadRequest(f"{obj.get('kind', 'object')}: this restartPolicy is not allowed") from exc
+    mp.setattr(workload, "admit", admit)
+
+
 # -- Job ---------------------------------------------------------------------------------------
+
+
+@fault("job-pods-not-from-the-template", breaks=["JOB-RUN-TO-COMPLETIONS"])
+def _(mp):
+    """The Job's pods run a stock image, whatever the template says."""
+    real = job_plan.build_pod
+
+    def build(job, toleration_seconds):
+        pod = real(job, toleration_seconds)
+        pod["spec"] = {**pod["spec"], "containers": [{"name": "main", "image": "kube32/stock:1"}]}
+        return pod
+    mp.setattr(job_plan, "build_pod", build)
 
 
 @fault("job-ignores-completions", breaks=["JOB-RUN-TO-COMPLETIONS"])
@@ -159,6 +197,12 @@ def _(mp):
 @fault("job-fails-when-failures-reach-the-limit", breaks=["JOB-BACKOFF-LIMIT"])
 def _(mp):
     mp.setattr(job_plan, "exceeds_backoff", lambda failed, limit: failed >= limit)
+
+
+@fault("job-counts-successes-as-failures", breaks=["JOB-BACKOFF-LIMIT"])
+def _(mp):
+    """Every finished pod counts against backoffLimit, Succeeded ones too."""
+    mp.setattr(job_plan, "failed_pods", lambda pods: [p for p in pods if job_plan.phase(p) in ("Failed", "Succeeded")])
 
 
 @fault("job-default-backoff-limit-5", breaks=["JOB-BACKOFF-LIMIT-DEFAULT"])
