@@ -63,9 +63,9 @@ def test_run_list_prints_the_selection_and_touches_no_report(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "2 scenarios of 2 clauses selected:" in lines
+    assert "3 scenarios of 2 clauses selected:" in lines
     assert any(line.startswith("JOB-BACKOFF-LIMIT ") and "job/failures.feature:" in line for line in lines)
-    assert {line.split()[0] for line in lines[lines.index("2 scenarios of 2 clauses selected:") + 1:]} == \
+    assert {line.split()[0] for line in lines[lines.index("3 scenarios of 2 clauses selected:") + 1:]} == \
         {"JOB-BACKOFF-LIMIT", "JOB-BACKOFF-LIMIT-DEFAULT"}
     assert not report.exists()
 
