@@ -66,8 +66,10 @@ SECTIONS: dict[str, str] = {
     "Limitations": "limitations",
 }
 TRACE_AREAS = tuple(dict.fromkeys(SECTIONS.values()))
+# The kubelet's clauses come from the lease sentence of the lifecycle section and from the Filters
+# paragraphs: the kubelet area is answered for once both files are there.
 COVERS: dict[str, tuple[str, ...]] = {area: (area,) for area in TRACE_AREAS} | {
-    "scheduler": ("scheduler", "examples"),
+    "scheduler": ("scheduler", "examples", "kubelet"),
     "node_lifecycle": ("node_lifecycle", "kubelet"),
 }
 LOCATOR = re.compile(r"^[A-Z][A-Za-z /]+, (paragraph \d+, sentence \d+|item \d+(, sentence \d+)?|table row \d+"
@@ -184,8 +186,11 @@ class Trace:
 
     @property
     def areas(self) -> frozenset[str]:
-        """The catalogue areas whose clauses this trace answers for."""
-        return frozenset(a for u in self.units for a in COVERS[u.area])
+        """The catalogue areas whose clauses this trace answers for: those every file covering them is
+        part of."""
+        files = {u.area for u in self.units}
+        return frozenset(a for f in files for a in COVERS[f]
+                         if all(g in files for g, covered in COVERS.items() if a in covered))
 
     def statements(self) -> list[Statement]:
         return [s for u in self.units for s in u.statements]

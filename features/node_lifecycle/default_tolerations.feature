@@ -129,11 +129,22 @@ Feature: Default NoExecute tolerations, and the pods eviction leaves alone
       Given a DaemonSet "agent" whose pods tolerate "node.kubernetes.io/unreachable:NoExecute" for 0 seconds
       And the DaemonSet "agent" pods are running and ready
       And pod "web" is running on node "node-a"
-      When node "node-a" renews its lease for the last time
+      When I create a pod "plain" with:
+        """
+        spec:
+          nodeName: node-a
+          containers: [{name: main, image: kube32/app:1}]
+          tolerations:
+            - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
+        """
+      And the kubelet on node "node-a" starts pod "plain"
+      And node "node-a" renews its lease for the last time
       And the lease duration passes
       And the NoExecute delay passes
       And the lifecycle check interval passes
       Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
+      # the same toleration on a pod no DaemonSet owns: evicted at once
+      And pod "plain" is not bound
       When the NoExecute taint on node "node-a" is 10 seconds old
       Then the DaemonSet "agent" keeps the same pod on node "node-a"
       And pod "web" still runs on node "node-a"

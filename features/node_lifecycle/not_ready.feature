@@ -98,8 +98,13 @@ Feature: A node whose Lease lapses becomes Ready Unknown, then unreachable for N
     Scenario: no NodeNotReady event before the threshold, one after it
       When node "node-a" renews its lease for the last time
       And almost the lease duration passes
+      # an event for a node that has not timed out yet is a false alarm
       Then there is no "NodeNotReady" event about node "node-a"
       When the lifecycle check interval passes
+      # our reading: it is recorded with the change itself (the document gives it no deadline)
+      Then the "NodeNotReady" event about node "node-a" came within the check interval
+      When the NoExecute delay passes
+      # a controller that never records it has none, however long it had
       Then there is a "Normal" event "NodeNotReady" about node "node-a"
 
     @interpretation

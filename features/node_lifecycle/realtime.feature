@@ -27,6 +27,9 @@ Feature: Eviction in real time
       When the NoExecute taint on node "node-a" is older than the default toleration
       # (it may be bound again at once where other nodes are Ready, so only the eviction is judged)
       Then pod "web" is evicted from node "node-a"
+      # the condition and the event may follow the eviction by a pass or more
+      When the lease renew interval passes
+      Then pod "web" has condition "DisruptionTarget" set to "True"
       And pod "web" has an event "Evicted"
 
   @clause-NODE-EVICT-NO-TOLERATION

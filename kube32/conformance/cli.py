@@ -60,13 +60,13 @@ def _serve(args: argparse.Namespace) -> int:
     from kube32.reference.serve import serve
     from kube32.reference.store.backends import StoreDamaged
 
-    overrides: dict[str, float] = {}
+    # the simulator's flags first; --set names one profile field, so it has the last word
+    overrides = timeout_flag_overrides(args.not_ready_timeout, args.eviction_timeout)
+    if args.reconcile_interval is not None:
+        overrides["reconcile_interval"] = args.reconcile_interval
     for item in args.set or []:
         key, _, value = item.partition("=")
         overrides[key.strip()] = float(value)
-    if args.reconcile_interval is not None:
-        overrides["reconcile_interval"] = args.reconcile_interval
-    overrides.update(timeout_flag_overrides(args.not_ready_timeout, args.eviction_timeout))
     try:
         profiles.load(args.profile, **overrides)
     except profiles.ProfileError as exc:
@@ -124,7 +124,7 @@ def add_serve(sub) -> None:
                    help="with --clock manual: the epoch the clock starts at, fractions allowed (controller "
                         "checks then fall at that phase; default: now, whole seconds)")
     p.add_argument("--set", action="append", metavar="FIELD=SECONDS",
-                   help="override any timing-profile field (see spec/profiles/shared.yaml)")
+                   help="override any timing-profile field (see spec/profiles/shared.yaml), after the flags above")
     p.add_argument("--nodes", type=int, default=0, metavar="N",
                    help="simulate N boards (node-0 …, ESP32-S3 figures) with kwok-style fake kubelets")
     p.add_argument("--nodes-file", metavar="FILE", help="simulate the boards a YAML nodes file describes")

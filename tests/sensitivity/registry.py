@@ -39,6 +39,7 @@ class Fault:
     passes: tuple[str, ...] = ()     # fair variants: must pass at document level
     differs: tuple[str, ...] = ()    # fair variants: must fail at reference level
     cannot_tell: tuple[str, ...] = ()  # fair variants: the runner must say it cannot judge them
+    args: tuple[str, ...] = ()       # runner options of the run that shows it (e.g. the hardware profile)
 
     @property
     def fair(self) -> bool:
@@ -62,12 +63,12 @@ def _register(name: str, **fields):
     return register
 
 
-def fault(name: str, breaks: list[str], level: str = "document"):
+def fault(name: str, breaks: list[str], level: str = "document", args: tuple[str, ...] = ()):
     if not breaks:
         raise ValueError(f"fault {name!r} must name the clauses it breaks")
     if level not in ("document", "reference"):
         raise ValueError(f"fault {name!r}: level is document or reference, not {level!r}")
-    return _register(name, breaks=tuple(breaks), level=level)
+    return _register(name, breaks=tuple(breaks), level=level, args=tuple(args))
 
 
 def fair(name: str, passes: list[str], differs: list[str] = (), cannot_tell: list[str] = ()):

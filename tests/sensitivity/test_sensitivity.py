@@ -14,8 +14,8 @@ from tests.sensitivity.registry import load_all
 FAULTS = load_all()
 
 
-def run_clauses(pytester: pytest.Pytester, tmp_path, clauses: list[str]) -> dict[str, dict]:
-    _, doc = run_features(pytester, tmp_path / "report", *(f"--clause={c}" for c in clauses))
+def run_clauses(pytester: pytest.Pytester, tmp_path, clauses: list[str], args=()) -> dict[str, dict]:
+    _, doc = run_features(pytester, tmp_path / "report", *args, *(f"--clause={c}" for c in clauses))
     return {row["id"]: row for row in doc["clauses"]}
 
 
@@ -23,7 +23,7 @@ def _with(fault, pytester, monkeypatch, tmp_path) -> dict[str, dict]:
     monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
     with pytest.MonkeyPatch.context() as mp:
         fault.apply(mp)
-        return run_clauses(pytester, tmp_path, list(fault.clauses))
+        return run_clauses(pytester, tmp_path, list(fault.clauses), fault.args)
 
 
 def _scenarios(row: dict, level: str) -> list:

@@ -165,6 +165,21 @@ def test_check_finds_missing_scenarios_untraced_clauses_and_untraced_document_ch
     assert "no scenario 'no memory'" in str(problems[0]) and "carries none of SCHED-A, SCHED-B" in str(problems[1])
 
 
+def test_an_area_two_sections_share_is_answered_for_once_both_are_traced():
+    """The kubelet's clauses come from the lifecycle section and from Filters: with only one of the
+    two files their clauses are not yet asked for; with both they are."""
+    def unit(area, at):
+        return trace.Unit(at, area, "0123456789ab", ())
+    lifecycle = unit("node_lifecycle", "Node lifecycle controller, paragraph 1, sentence 1")
+    filters = unit("scheduler", "Filters, item 1")
+    assert "kubelet" not in trace.Trace([lifecycle]).areas
+    assert "kubelet" not in trace.Trace([filters]).areas
+    both = trace.Trace([filters, lifecycle])
+    assert {"kubelet", "scheduler", "node_lifecycle"} <= both.areas
+    problems = tracecheck.check(both, Catalogue([_clause("KUBELET-A", area="kubelet")]), [])
+    assert _kinds(problems) == [("untraced-clause", "KUBELET-A")]
+
+
 def test_a_reference_scenario_named_by_a_side_cannot_judge_it():
     tr = trace.Trace(trace.parse(GOOD, "x.yaml"))
     cat = Catalogue([_clause("SCHED-A"), _clause("SCHED-B")])

@@ -13,6 +13,8 @@ Black-box: HTTP through ``k32.api``, the fake kubelets and the timeline only.
 
 from __future__ import annotations
 
+import dataclasses
+
 from pytest_bdd import given, parsers, then, when
 
 from kube32.conformance import timing
@@ -20,9 +22,9 @@ from kube32.conformance.errors import CapabilityMissing
 from kube32.conformance.steps import _judges
 from kube32.conformance.steps._util import needs, rows, step
 from kube32.conformance.steps.common import NAMED_DURATIONS
-from kube32.conformance.steps.events import events_about
+from kube32.conformance.steps.events import KIND_WORDS, events_about
 from kube32.conformance.steps.pods import get_pod
-from kube32.spec import constants, timefmt
+from kube32.spec import constants, profiles, timefmt
 
 UNREACHABLE_NOEXECUTE = (constants.TAINT_UNREACHABLE, "NoExecute")
 NOTES = "node_lifecycle.time_added"       # k32.notes key: node -> timeAdded first seen
@@ -252,6 +254,31 @@ def taint_just_over(k32, node, seconds):
     _by(k32, _time_added(k32, node) + float(seconds), f"NoExecute taint just over {seconds:g} s old")
 
 
+@when(step('the NoExecute taint on node "{node}" appears'))
+def taint_appears(k32, node):
+    """Stand at the first look (every tenth of a check interval) that sees the NoExecute taint, at
+    most one check interval past its moment (the Lease's duration + the NoExecute delay after the
+    last renewal): a short toleration then still has its time ahead (timeAdded is written in whole
+    seconds, so it may lie up to a second before the taint came). The moment itself is judged by
+    NODE-NOEXECUTE-AFTER-DELAY's own scenarios; here a taint that never comes fails."""
+    interval = _interval(k32)
+    kubelet = k32.kubelet(node)
+    latest = kubelet.renewed_at + float(kubelet.lease_duration) + float(k32.profile.noexecute_delay) + interval
+    if not k32.manual:
+        k32.timeline.advance_to(max(k32.timeline.now(), latest - interval))
+        _time_added(k32, node)
+        return
+    while True:
+        try:
+            _noexecute_taint(k32, node)
+            break
+        except AssertionError:
+            if k32.timeline.now() >= latest - 1e-9:
+                raise
+        k32.timeline.advance_to(min(latest, k32.timeline.now() + interval / 10))
+    _time_added(k32, node)
+
+
 @then(step('the NoExecute taint on node "{node}" was added within the last check interval'))
 def taint_added_recently(k32, node):
     """timeAdded (metav1.Time: whole seconds, so up to 1 s earlier) lies in the last interval."""
@@ -346,6 +373,24 @@ def pod_condition_status(k32, name, ctype, status):
     k32.eventually(check, f'pod "{name}" condition {ctype}={status}')
 
 
+@then(step('pod "{name}" is marked evicted whenever it is seen unbound'))
+def marked_evicted_with_unbinding(k32, name):
+    """Our reading (reference level): the pass that unbinds the pod also writes its Pending phase,
+    reason Evicted and DisruptionTarget condition, so a pod seen without its node is already marked.
+    The document lets a status lag its pass: the scenario judges them at document level a check later."""
+    def check():
+        pod = get_pod(k32, name)
+        if (pod.get("spec") or {}).get("nodeName"):
+            return
+        status = pod.get("status") or {}
+        conditions = [c.get("type") for c in status.get("conditions") or []]
+        got = (status.get("phase"), status.get("reason"), "DisruptionTarget" in conditions)
+        assert got == ("Pending", "Evicted", True), \
+            f"unbound, its phase, reason and DisruptionTarget are {got} (conditions: {conditions})"
+    with k32.reference(_judges.CONDITION_REASONS["DisruptionTarget"]):
+        k32.consistently(check, f'pod "{name}" marked evicted in the pass that unbound it')
+
+
 @then(step('pod "{name}" has an event "{reason}"'))
 def pod_has_event(k32, name, reason):
     def check():
@@ -396,6 +441,21 @@ def node_event_source(k32, reason, name, component):
     k32.eventually(check, f'{reason} event source for node "{name}"')
 
 
+@then(parsers.re(r'the "(?P<reason>\w+)" event about (?P<word>pod|node) "(?P<name>[^"]+)" came within '
+                 r'the check interval'))
+def event_came_in_time(k32, reason, word, name):
+    """Our reading (reference level): the event is recorded by the pass that made the change, so it
+    is there one check interval after the change was due. The document gives events no deadline of
+    their own: the scenario judges that the event exists at document level later on."""
+    kind = KIND_WORDS[word]
+
+    def check():
+        assert events_about(k32, kind, k32.name(name) if kind == "Pod" else name, reason), \
+            f"there is no {reason} event about {word} {name} yet"
+    with k32.reference(_judges.EVENTS.get(reason)):
+        k32.eventually(check, f'{reason} event about {word} "{name}" within the check interval')
+
+
 @then(step('node "{name}" has exactly one "{reason}" event counted once'))
 def node_event_once(k32, name, reason):
     def check():
@@ -435,6 +495,32 @@ def runs_with_timeouts(k32, not_ready, eviction):
     restart(float(not_ready), float(eviction))
 
 
+# The values a target that can restart with the flags is given when the runner knows of no others:
+# far enough from the document's 15 s and 300 s that either default fails the scenario.
+OTHER_TIMEOUTS = {"not-ready timeout": ("not_ready_timeout", 6.0), "eviction timeout": ("default_toleration_seconds", 20.0)}
+
+
+@given(parsers.re(r"the control plane runs with an? (?P<which>not-ready timeout|eviction timeout) other than "
+                  r"the default"))
+def runs_with_other_timeout(k32, which):
+    """A target whose timeout differs from the document's default: one started so, whose timeouts the
+    runner was told (--profile-set not_ready_timeout=… / default_toleration_seconds=…), as it is;
+    else one that can restart with the simulator's flag (``restart_with_timeouts``), restarted with
+    it. The scenario's durations then follow the configured value (its profile)."""
+    field, ours = OTHER_TIMEOUTS[which]
+    documented = getattr(profiles.load(k32.profile.name), field)
+    if getattr(k32.profile, field) != documented:
+        return
+    restart = getattr(k32.target, "restart_with_timeouts", None)
+    if restart is None or not k32.has("restart"):
+        flag = "--" + which.replace(" ", "-")
+        raise CapabilityMissing(f"the target runs with the document's {which} ({documented:g} s) as far as the runner "
+                                f"knows, and cannot restart with {flag}: start it with {flag} and tell the runner "
+                                f"with --profile-set {field}=<seconds>")
+    restart(ours if field == "not_ready_timeout" else None, ours if field == "default_toleration_seconds" else None)
+    k32.profile = dataclasses.replace(k32.profile, **{field: ours})
+
+
 # -- real-time friendly phrasing: profile durations only, polling checks ---------------------------
 @when(step('the NoExecute taint on node "{node}" is almost as old as the default toleration'))
 def taint_almost_default(k32, node):
@@ -452,8 +538,8 @@ def taint_older_than_default(k32, node):
 
 @then(step('pod "{name}" is evicted from node "{node}"'))
 def pod_evicted_from(k32, name, node):
-    """Eventually: no longer on the node, with a DisruptionTarget condition (it may be bound again
-    elsewhere already)."""
+    """Eventually: no longer on the node (it may be bound again elsewhere already); that it is marked
+    DisruptionTarget in the same pass is our reading (a status may lag its pass): reference level."""
     def check():
         got = (get_pod(k32, name).get("spec") or {}).get("nodeName")
         assert got != node, f"it is still bound to {node}"
@@ -463,5 +549,5 @@ def pod_evicted_from(k32, name, node):
         conditions = (get_pod(k32, name).get("status") or {}).get("conditions") or []
         assert any(c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions), \
             f"it has no DisruptionTarget condition (conditions: {conditions})"
-    with k32.judging(_judges.CONDITION_REASONS["DisruptionTarget"]):
+    with k32.reference(_judges.CONDITION_REASONS["DisruptionTarget"]):
         k32.eventually(marked, f'pod "{name}" evicted from "{node}" marked DisruptionTarget')

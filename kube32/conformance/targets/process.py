@@ -24,6 +24,8 @@ from kube32.spec.profiles import Profile
 BOOT_TIMEOUT = 120.0   # a loaded machine starting one serve per --jobs worker at once is slow to import
 LISTENING = re.compile(rb"kube32 reference listening on https?://[^\s:]+:(\d+)")   # serve's line once it listens
 PORT_TAKEN = b"Address already in use"
+# the simulator's timeout flags (the document's) and the profile fields they set
+TIMEOUT_FLAGS = {"not_ready_timeout": "--not-ready-timeout", "default_toleration_seconds": "--eviction-timeout"}
 
 
 def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None,
@@ -34,9 +36,17 @@ def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_
         cmd.append("--unsafe-no-fsync")
     if clock_start is not None:
         cmd += ["--clock-start", repr(clock_start)]
+    from kube32.conformance.cli import timeout_flag_overrides
+
+    # timeouts the runner was told of (--profile-set) reach serve through the simulator's own flags,
+    # as a user starts it; --set gives every other field, and any the flags set otherwise
     base_profile = profiles.load(profile.name)
+    flags = {f: getattr(profile, f) for f in TIMEOUT_FLAGS if getattr(profile, f) != getattr(base_profile, f)}
+    for field, value in flags.items():
+        cmd += [TIMEOUT_FLAGS[field], repr(value)]
+    implied = timeout_flag_overrides(flags.get("not_ready_timeout"), flags.get("default_toleration_seconds"))
     for field, value in profile.as_dict().items():
-        if field != "name" and getattr(base_profile, field) != value:
+        if field != "name" and implied.get(field, getattr(base_profile, field)) != value:
             cmd += ["--set", f"{field}={value}"]
     return cmd
 

@@ -21,9 +21,9 @@ _resolve_fenceposts = dp.resolve_fenceposts
 
 @fair("admission-tolerates-by-key-and-value",
       passes=["NODE-DEFAULT-TOLERATIONS", "NODE-DEFAULT-TOLERATIONS-ONLY-MISSING", "NODE-EVICT-NONPOSITIVE-SECONDS",
-              "NODE-TOLERATE-FOREVER"],
+              "NODE-TOLERATE-FOREVER", "NODE-LEAVES-FINISHED-PODS"],
       differs=["NODE-DEFAULT-TOLERATIONS-ONLY-MISSING"],
-      cannot_tell=["NODE-EVICT-NO-TOLERATION", "NODE-LEAVES-FINISHED-PODS"])
+      cannot_tell=["NODE-EVICT-NO-TOLERATION"])
 def _(mp):
     """Admission counts a pod as already tolerating a default taint by the same test eviction uses
     (key, effect AND value), so an ``Equal value: other`` toleration gets the default added. Then

@@ -6,16 +6,19 @@ Each patches one rule in ``reference.controllers.lifecycle_rules`` / ``node_life
 
 from __future__ import annotations
 
+import copy
+
 from kube32.conformance import cli  # imported here, once: inner pytest runs must see the same module
 from kube32.reference.controllers import daemonset_plan, deployment_plan, job_plan, node_lifecycle
 from kube32.reference.controllers import lifecycle_rules as rules
 from kube32.reference.machinery import defaults
-from kube32.spec import profiles, timefmt
-from tests.sensitivity.registry import fault
+from kube32.spec import profiles, reasons, timefmt
+from tests.sensitivity.registry import fair, fault
 
 INTERVAL = profiles.load("simulator").lifecycle_check_interval
 _is_stale = rules.is_stale
 _health = rules.health
+_next_change = rules.next_change
 _lease_threshold = rules.lease_threshold
 _mark_unreachable = rules.mark_unreachable
 _mark_reachable = rules.mark_reachable
@@ -33,6 +36,7 @@ _tolerates_default = defaults.tolerates
 _evict = node_lifecycle.NodeLifecycleController.evict
 _evict_pods = node_lifecycle.NodeLifecycleController.evict_pods
 _reconcile = node_lifecycle.NodeLifecycleController.reconcile
+_idle_until = node_lifecycle.NodeLifecycleController.idle_until
 
 
 # -- NotReady ---------------------------------------------------------------------------------
@@ -44,10 +48,11 @@ def _(mp):
 
 
 # One check late can be within the document's bound (T + one check interval) on some clock
-# phases; two checks late never is.
+# phases; two checks late never is. (The NodeNotReady event that comes with it is late too, but
+# the document gives events no deadline: only our reading of NODE-NOTREADY-EVENT fails.)
 @fault("lapse-two-checks-late", breaks=["NODE-NOTREADY-AT-LEASE-DURATION", "NODE-CHECK-INTERVAL",
-                                        "NODE-NOTREADY-NOSCHEDULE-TAINT", "NODE-NOTREADY-EVENT",
-                                        "NODE-THRESHOLD-DEFAULT", "NODE-NOEXECUTE-AFTER-DELAY"])
+                                        "NODE-NOTREADY-NOSCHEDULE-TAINT", "NODE-THRESHOLD-DEFAULT",
+                                        "NODE-NOEXECUTE-AFTER-DELAY"])
 def _(mp):
     mp.setattr(rules, "is_stale", lambda elapsed, threshold: _is_stale(elapsed, threshold + 2 * INTERVAL))
 
@@ -56,6 +61,13 @@ def _(mp):
 def _(mp):
     mp.setattr(node_lifecycle.NodeLifecycleController, "interval",
                lambda self: 2 * self.cp.profile.lifecycle_check_interval)
+
+
+@fault("hardware-checks-every-2s", breaks=["NODE-CHECK-INTERVAL"], args=("--profile", "hardware"))
+def _(mp):
+    """The hardware side of "1 s on hardware, 500 ms on the simulator" (a run with the hardware profile)."""
+    mp.setattr(node_lifecycle.NodeLifecycleController, "interval",
+               lambda self: 2.0 if self.cp.profile.name == "hardware" else self.cp.profile.lifecycle_check_interval)
 
 
 @fault("ignore-lease-own-duration", breaks=["NODE-NOTREADY-AT-LEASE-DURATION", "NODE-NOEXECUTE-AFTER-DELAY"])
@@ -116,6 +128,27 @@ def _(mp):
     mp.setattr(rules, "unreachable_taint", untimed)
 
 
+def _stamp_noexecute(shift: float):
+    def stamped(effect, now):
+        taint = _unreachable_taint(effect, now)
+        if effect == rules.NO_EXECUTE:
+            taint["timeAdded"] = timefmt.rfc3339(now + shift)
+        return taint
+    return stamped
+
+
+@fault("time-added-at-notready", breaks=["NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    """timeAdded says when the node turned Unknown (15 s before the taint came)."""
+    mp.setattr(rules, "unreachable_taint", _stamp_noexecute(-profiles.load("simulator").noexecute_delay))
+
+
+@fault("time-added-ahead", breaks=["NODE-NOEXECUTE-AFTER-DELAY"])
+def _(mp):
+    """timeAdded lies 5 s after the taint came."""
+    mp.setattr(rules, "unreachable_taint", _stamp_noexecute(5.0))
+
+
 # -- eviction timing --------------------------------------------------------------------------
 def _shift_deadline(delta: float):
     def shifted(tolerations, taint, time_added):
@@ -155,7 +188,10 @@ def _(mp):
     mp.setattr(rules, "eviction_deadline", lenient)
 
 
-@fault("nonpositive-seconds-ignored", breaks=["NODE-EVICT-NONPOSITIVE-SECONDS"])
+# Zero seconds read as "no limit": the running pods beside the Succeeded, Failed and DaemonSet pods
+# with the same toleration stay too, which fails those scenarios' other side.
+@fault("nonpositive-seconds-ignored", breaks=["NODE-EVICT-NONPOSITIVE-SECONDS", "NODE-LEAVES-FINISHED-PODS",
+                                              "NODE-LEAVES-DAEMONSET-PODS"])
 def _(mp):
     def positive_only(tolerations, taint, time_added):
         kept = [t for t in tolerations or [] if t.get("tolerationSeconds") is None or t["tolerationSeconds"] > 0]
@@ -165,6 +201,28 @@ def _(mp):
             kept = [{k: v for k, v in t.items() if v is not None} for t in kept]
         return _eviction_deadline(kept, taint, time_added)
     mp.setattr(rules, "eviction_deadline", positive_only)
+
+
+@fault("under-two-seconds-evicts-at-once", breaks=["NODE-EVICT-NONPOSITIVE-SECONDS"])
+def _(mp):
+    """The edge misplaced: tolerationSeconds 1 gives no grace either."""
+    def edge(tolerations, taint, time_added):
+        deadline = _eviction_deadline(tolerations, taint, time_added)
+        if deadline is not None and deadline <= time_added + 1:
+            return float("-inf")
+        return deadline
+    mp.setattr(rules, "eviction_deadline", edge)
+
+
+@fault("short-tolerations-get-the-default", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY", "NODE-RECOVERY-PODS-STAY"])
+def _(mp):
+    """Every pod gets at least the default 300 s: a 20 s toleration outlives a renewal 30 s in."""
+    def at_least_default(tolerations, taint, time_added):
+        deadline = _eviction_deadline(tolerations, taint, time_added)
+        if deadline is None or deadline == float("-inf"):
+            return deadline
+        return max(deadline, time_added + 300)
+    mp.setattr(rules, "eviction_deadline", at_least_default)
 
 
 @fault("omitted-seconds-means-default", breaks=["NODE-TOLERATE-FOREVER"])
@@ -204,6 +262,15 @@ def _(mp):
         new["status"]["phase"] = (pod.get("status") or {}).get("phase", "Pending")
         return new
     mp.setattr(rules, "evicted", keep_phase)
+
+
+@fault("evicted-pod-without-reason", breaks=["NODE-EVICT-RETURNS-TO-PENDING"])
+def _(mp):
+    def no_reason(pod, node_name, taint, now):
+        new = _evicted(pod, node_name, taint, now)
+        new["status"].pop("reason", None)
+        return new
+    mp.setattr(rules, "evicted", no_reason)
 
 
 @fault("evicted-pod-without-disruption-target", breaks=["NODE-EVICT-RETURNS-TO-PENDING"])
@@ -263,6 +330,29 @@ def _(mp):
     mp.setattr(rules, "remove_unreachable_taints", keep_noexecute)
 
 
+@fault("recovery-keeps-noschedule", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
+def _(mp):
+    def keep_noschedule(node):
+        kept = [t for t in (node.get("spec") or {}).get("taints") or []
+                if (t.get("key"), t.get("effect")) == (rules.constants.TAINT_UNREACHABLE, rules.NO_SCHEDULE)]
+        _remove_unreachable_taints(node)
+        if kept:
+            node.setdefault("spec", {})["taints"] = [*(node["spec"].get("taints") or []), *kept]
+    mp.setattr(rules, "remove_unreachable_taints", keep_noschedule)
+
+
+@fault("unreachable-taints-lifted-after-45s", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
+def _(mp):
+    """The node is taken back without a renewal once it has been silent long enough."""
+    def forgetful(last, threshold, delay, now):
+        if now - last >= threshold + delay + 45:
+            return rules.Health.FRESH
+        return _health(last, threshold, delay, now)
+    mp.setattr(rules, "health", forgetful)
+    mp.setattr(rules, "next_change", lambda last, threshold, delay, state: last + threshold + delay + 45
+               if state is rules.Health.NO_EXECUTE else _next_change(last, threshold, delay, state))
+
+
 @fault("recovery-leaves-ready-unknown", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
 def _(mp):
     def taints_only(node, now):
@@ -298,6 +388,21 @@ def _(mp):
     mp.setattr(rules, "first_sight", forgiving)
 
 
+@fault("restart-evicts-at-once", breaks=["NODE-RESTART-KEEPS-TIMEADDED"])
+def _(mp):
+    """After a restart the counts are taken as lost: on its first pass every pod on a NoExecute-tainted
+    node whose toleration has a limit goes at once."""
+    def hasty(self, node, pods, now):
+        if self._passes:
+            return _evict_pods(self, node, pods, now)
+        rules.pod_verdict = lambda pod, taints, at: _pod_verdict(pod, taints, float("inf"))
+        try:
+            _evict_pods(self, node, pods, now)
+        finally:
+            rules.pod_verdict = _pod_verdict
+    mp.setattr(node_lifecycle.NodeLifecycleController, "evict_pods", hasty)
+
+
 @fault("restart-resets-time-added", breaks=["NODE-RESTART-KEEPS-TIMEADDED"])
 def _(mp):
     def restamp(self, now):
@@ -318,6 +423,25 @@ def _(mp):
 @fault("no-default-tolerations", breaks=["NODE-DEFAULT-TOLERATIONS", "NODE-DEFAULT-TOLERATIONS-ONLY-MISSING"])
 def _(mp):
     mp.setattr(defaults, "apply_default_tolerations", lambda pod, profile: pod)
+
+
+@fault("no-default-not-ready-toleration", breaks=["NODE-DEFAULT-TOLERATIONS"])
+def _(mp):
+    mp.setattr(defaults, "DEFAULT_TOLERATION_KEYS", (rules.constants.TAINT_UNREACHABLE,))
+
+
+@fault("no-default-unreachable-toleration", breaks=["NODE-DEFAULT-TOLERATIONS"])
+def _(mp):
+    mp.setattr(defaults, "DEFAULT_TOLERATION_KEYS", (rules.constants.TAINT_NOT_READY,))
+
+
+@fault("default-tolerations-replace-the-pods-own", breaks=["NODE-DEFAULT-TOLERATIONS"])
+def _(mp):
+    """The pod's own tolerations give way to the defaults."""
+    def replacing(pod, seconds):
+        pod.setdefault("spec", {})["tolerations"] = []
+        return _add_default_tolerations(pod, seconds)
+    mp.setattr(defaults, "add_default_tolerations", replacing)
 
 
 @fault("default-tolerations-reversed", breaks=["NODE-DEFAULT-TOLERATIONS"], level="reference")
@@ -359,10 +483,16 @@ def _(mp):
     mp.setattr(cli, "timeout_flag_overrides", partial)
 
 
-@fault("eviction-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"], level="reference")
+@fault("eviction-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
 def _(mp):
     real = cli.timeout_flag_overrides
     mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(nrt, None))
+
+
+@fault("not-ready-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
+def _(mp):
+    real = cli.timeout_flag_overrides
+    mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(None, et))
 
 
 @fault("notready-event-every-check", breaks=["NODE-NOTREADY-EVENT"], level="reference")
@@ -381,3 +511,113 @@ def _(mp):
 def _(mp):
     """A not-ready:NoExecute taint a user adds is ignored (our reading acts on it like unreachable)."""
     mp.setattr(rules, "EVICTING_KEYS", (rules.constants.TAINT_UNREACHABLE,))
+
+
+# -- fair variants: other readings where the document is silent --------------------------------------
+def _later(self) -> float:
+    """Two checks on: one late is still within the document's bound on some clock phases."""
+    return 2 * self.interval() - 1e-6
+
+
+@fair("lifecycle-events-two-checks-late",
+      passes=["NODE-NOTREADY-EVENT", "NODE-RECOVERY-CLEARS-TAINTS", "NODE-EVICT-EVENT"],
+      differs=["NODE-NOTREADY-EVENT", "NODE-RECOVERY-CLEARS-TAINTS", "NODE-EVICT-EVENT"])
+def _(mp):
+    """NodeNotReady, NodeReady and Evicted are recorded two checks after the pass that made the change
+    (an event queue drained now and then): the document gives events no deadline."""
+    controller = node_lifecycle.NodeLifecycleController
+    late: dict[int, list] = {}
+
+    class Queue:
+        def __init__(self, events, pending, due):
+            self.events, self.pending, self.due = events, pending, due
+
+        def record(self, *args, **kwargs):
+            self.pending.append((self.due, args, kwargs))
+
+        def __getattr__(self, name):
+            return getattr(self.events, name)
+
+    def reconcile(self, now):
+        pending = late.setdefault(id(self), [])
+        for entry in [e for e in pending if e[0] <= now]:
+            pending.remove(entry)
+            self.cp.events.record(*entry[1], **entry[2])
+        events = self.cp.events
+        self.cp.events = Queue(events, pending, now + _later(self))
+        try:
+            _reconcile(self, now)
+        finally:
+            self.cp.events = events
+
+    def idle_until(self, now):
+        return min([_idle_until(self, now), *(e[0] for e in late.get(id(self), []))])
+    mp.setattr(controller, "reconcile", reconcile)
+    mp.setattr(controller, "idle_until", idle_until)
+
+
+@fair("lifecycle-events-own-type-and-words",
+      passes=["NODE-NOTREADY-EVENT", "NODE-RECOVERY-CLEARS-TAINTS", "NODE-EVICT-EVENT"],
+      differs=["NODE-NOTREADY-EVENT", "NODE-RECOVERY-CLEARS-TAINTS", "NODE-EVICT-EVENT"])
+def _(mp):
+    """A lost node is a Warning, an eviction Normal (as upstream's taint eviction), in other words."""
+    def own(node_name, status):
+        kind = "Warning" if status == reasons.EVENT_NODE_NOT_READY else "Normal"
+        return (kind, status, f"node {node_name} is {status}")
+    mp.setattr(rules, "status_change_event", own)
+    mp.setattr(reasons, "EVENT_EVICTED_TYPE", "Normal")
+    mp.setattr(reasons, "EVICTED_MESSAGE", "pod evicted from {node} ({taint})")
+
+
+@fair("eviction-status-one-pass-late",
+      passes=["NODE-EVICT-RETURNS-TO-PENDING", "NODE-EVICT-AT-TOLERATION-EXPIRY", "NODE-EVICT-NONPOSITIVE-SECONDS",
+              "NODE-EVICT-REBIND", "NODE-RESTART-KEEPS-TIMEADDED", "NODE-RECOVERY-PODS-STAY"],
+      differs=["NODE-EVICT-RETURNS-TO-PENDING"])
+def _(mp):
+    """Eviction unbinds the pod in one pass and writes its Pending/Evicted status and DisruptionTarget
+    condition in the next (a spec write, then a status write): a status may lag its pass by one."""
+    controller = node_lifecycle.NodeLifecycleController
+    late: dict[int, list] = {}
+
+    def evict(self, pod, node, taint, now):
+        name = node["metadata"]["name"]
+        unbound = rules.evicted(pod, name, taint, now)
+        unbound["status"] = copy.deepcopy(pod.get("status") or {})
+        self.cp.store.update("pods", unbound, check_rv=False)
+        meta = pod["metadata"]
+        late.setdefault(id(self), []).append((now + self.interval() - 1e-6, meta["namespace"], meta["name"],
+                                              name, taint))
+        self.cp.events.record(unbound, reasons.EVENT_EVICTED_TYPE, reasons.EVENT_EVICTED,
+                              reasons.EVICTED_MESSAGE.format(node=name, taint=rules.taint_text(taint)),
+                              reasons.NODE_CONTROLLER_COMPONENT)
+
+    def reconcile(self, now):
+        pending = late.setdefault(id(self), [])
+        for entry in [e for e in pending if e[0] <= now]:
+            pending.remove(entry)
+            _, namespace, pod_name, node_name, taint = entry
+            pod = self.cp.store.head.try_get("pods", namespace, pod_name)
+            if pod is not None and not (pod.get("spec") or {}).get("nodeName"):
+                pod["status"] = rules.evicted(pod, node_name, taint, now)["status"]
+                self.cp.store.update("pods", pod, check_rv=False)
+        _reconcile(self, now)
+
+    def idle_until(self, now):
+        return min([_idle_until(self, now), *(e[0] for e in late.get(id(self), []))])
+    mp.setattr(controller, "evict", evict)
+    mp.setattr(controller, "reconcile", reconcile)
+    mp.setattr(controller, "idle_until", idle_until)
+
+
+@fair("disruption-target-own-reason", passes=["NODE-EVICT-RETURNS-TO-PENDING"], differs=["NODE-EVICT-RETURNS-TO-PENDING"])
+def _(mp):
+    """The DisruptionTarget condition with the implementation's own reason and message."""
+    mp.setattr(reasons, "DISRUPTION_TARGET_REASON", "NodeUnreachable")
+    mp.setattr(reasons, "DISRUPTION_TARGET_MESSAGE", "the node stopped renewing its lease")
+
+
+@fair("unknown-ready-in-own-words", passes=["NODE-NOTREADY-AT-LEASE-DURATION"],
+      differs=["NODE-NOTREADY-AT-LEASE-DURATION"])
+def _(mp):
+    """The Ready Unknown condition says why in the implementation's own words."""
+    mp.setattr(reasons, "NODE_STATUS_UNKNOWN_MESSAGE", "no lease renewal within the lease duration")
