@@ -1,8 +1,8 @@
 @area-kubelet @needs-real-kubelet
 Feature: A real kubelet renews its node's Lease on its own
-  A board's kubelet keeps a Lease named after its node in kube-node-lease: holderIdentity is the
-  node, leaseDurationSeconds is the lease duration (15 s) and renewTime moves every lease renew
-  interval (5 s). Only a real kubelet can show this, so the scenarios run on rigs (the node below is
+  A board's kubelet keeps its node's Lease in kube-node-lease: leaseDurationSeconds is the lease
+  duration (15 s) and renewTime moves every lease renew interval (5 s). That the Lease is named after
+  the node and held by it is upstream's convention, our reading (judged at reference level). Only a real kubelet can show this, so the scenarios run on rigs (the node below is
   played by the rig board whose node_name is "node-a") and are disabled where the runner's fake
   kubelets play the nodes. On a short-timeout virtual rig the kubelet is configured with the same
   shorter numbers the runner is given (--profile-set), and the expectations follow the profile.
