@@ -353,8 +353,11 @@ def _(mp):
                if state is rules.Health.NO_EXECUTE else _next_change(last, threshold, delay, state))
 
 
-@fault("recovery-leaves-ready-unknown", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
+@fair("recovery-waits-for-the-kubelet", passes=["NODE-RECOVERY-CLEARS-TAINTS", "NODE-RECOVERY-PODS-STAY"],
+      differs=["NODE-RECOVERY-CLEARS-TAINTS"])
 def _(mp):
+    """On a renewal the controller takes the taints off and records NodeReady, and leaves the Ready
+    condition to the kubelet's next status report (the document does not say who writes it)."""
     def taints_only(node, now):
         _remove_unreachable_taints(node)
         return [rules.status_change_event(node["metadata"]["name"], "NodeReady")]
