@@ -14,6 +14,7 @@ with grace period 0 arrives), and a namespace delete marks it Terminating, remov
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import uuid
@@ -36,7 +37,7 @@ APPLY_PATCH = "application/apply-patch+yaml"
 DEFAULT_GRACE_SECONDS = 30
 # Namespaces upstream refuses to delete (kube32 creates the first two at start).
 PROTECTED_NAMESPACES = (*constants.DEFAULT_NAMESPACES, "kube-system", "kube-public")
-UPDATE_ATTEMPTS = 5     # upstream's maxRetryWhenPatchConflicts
+UPDATE_ATTEMPTS = 5     # of an update computed outside the store lock (upstream's maxRetryWhenPatchConflicts)
 
 
 @dataclasses.dataclass
@@ -357,21 +358,25 @@ def optimistic_update(cp, r: Resource, t: Target, change: Callable[[dict], dict]
     """An update as upstream's GuaranteedUpdate makes it: ``change(old)`` computes the new object
     from a snapshot of the stored one (READ-ONLY) outside the store lock, whatever it costs (the
     patch, the checks, admission); under the lock it is stored only if the object is still that
-    snapshot, else everything again from the newer one, at most ``UPDATE_ATTEMPTS`` times (then 409
-    Conflict). Returns the stored object (READ-ONLY); with ``dry``, what would be stored."""
+    snapshot, else everything again from the newer one. After ``UPDATE_ATTEMPTS`` lost races the
+    last attempt holds the lock throughout: it cannot lose, and what it computes is bounded (the
+    body, the patch and the object are), so a busy object costs its writers a wait, never a 409.
+    Returns the stored object (READ-ONLY); with ``dry``, what would be stored."""
     ns = t.namespace or ""
-    for _ in range(UPDATE_ATTEMPTS):
-        old = cp.store.head.peek(r.key, ns, t.name)
-        if old is None:
-            raise errors.NotFound.object(r.plural, r.group, t.name)
-        new = change(old)
-        if dry:
-            return new
-        try:
-            return cp.store.update(r.key, new, copy=False, expected=old)
-        except Changed:
-            continue
-    raise errors.Conflict.stale(r.plural, r.group, t.name)
+    for attempt in range(UPDATE_ATTEMPTS):
+        last = attempt == UPDATE_ATTEMPTS - 1
+        with cp.store.lock if last else contextlib.nullcontext():
+            old = cp.store.head.peek(r.key, ns, t.name)
+            if old is None:
+                raise errors.NotFound.object(r.plural, r.group, t.name)
+            new = change(old)
+            if dry:
+                return new
+            try:
+                return cp.store.update(r.key, new, copy=False, expected=old)
+            except Changed:
+                continue
+    raise AssertionError("the last attempt holds the store lock")       # (not reached)
 
 
 def update(t: Target) -> Response:

@@ -34,6 +34,7 @@ class Compactor:
         self._containers: dict[tuple, object] = {}
         self._frozen = frozen           # shared containers are FrozenDict / FrozenList
         self.swept_at = 0               # the table's size after the last sweep
+        self.added = 0                  # bytes (estimated) of the containers tabled since
 
     def compact_object(self, obj: dict, like: dict | None = None) -> dict:
         """``compact`` for a whole object, whose ``metadata`` dict stays its own (the store fills in
@@ -119,10 +120,12 @@ class Compactor:
             known = None
         if known is not None:
             return known
-        if made is not None:     # a new container: its slots and its long strings
-            made[0] += _CONTAINER_BYTES + _SLOT_BYTES * len(value) + strings
+        size = _CONTAINER_BYTES + _SLOT_BYTES * len(value) + strings      # a new container
+        if made is not None:
+            made[0] += size
         if key is None:
             return value
+        self.added += size
         if len(self._containers) >= TABLE_LIMIT:
             self._containers.clear()
         self._containers[key] = value
@@ -145,4 +148,5 @@ class Compactor:
                 forgotten += 1
             value = None
         self.swept_at = len(table)
+        self.added = 0
         return forgotten

@@ -1,11 +1,16 @@
 """The store's chores, run on the control plane's loops so that memory and the file stay flat: Events
 past their time to live are deleted (``Store.expire``: a DELETED watch event each, as etcd's lease
 expiry gives), the history lets go of what is older than its age bound, the shared-container table
-forgets what no object uses, and the file gives free pages back. Each pass does a bounded amount,
-holding the store lock for at most ``CHUNK`` deletions at a time.
+forgets what no object uses, the file gives free pages back, and once the history has let go of
+``RELEASE_BYTES`` (its objects, and the containers only they used) the C allocator is asked to give free memory back to the system (glibc keeps the
+pages of freed large strings otherwise: RSS would stay at an attacker's peak). Each pass does a
+bounded amount, holding the store lock for at most ``CHUNK`` deletions at a time.
 """
 
 from __future__ import annotations
+
+import ctypes
+import ctypes.util
 
 from kube32.reference.store import history
 
@@ -13,6 +18,31 @@ INTERVAL = 1.0          # seconds between passes (the precision of a time to liv
 CHUNK = 100             # deletions per hold of the store lock
 PER_PASS = 1000         # deletions per pass; what is left waits for the next pass
 VACUUM_PAGES = 256      # free pages (1 MiB at SQLite's default page size) given back per pass
+RELEASE_BYTES = 8 * 1024 * 1024      # history let go of since the allocator last gave memory back
+
+
+MMAP_THRESHOLD = 128 * 1024          # glibc's initial threshold, kept (M_MMAP_THRESHOLD)
+
+
+def _libc(name: str):
+    """A glibc function (None elsewhere: other allocators give memory back themselves)."""
+    try:
+        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
+    except (OSError, AttributeError):
+        return None
+
+
+MALLOC_TRIM = _libc("malloc_trim")
+_MALLOPT = _libc("mallopt")
+
+
+def keep_large_allocations_apart() -> None:
+    """For a server process: every allocation of ``MMAP_THRESHOLD`` or more (the strings of a large
+    object, a large body) gets a mapping of its own, unmapped when freed. glibc otherwise raises the
+    threshold to the largest block freed so far, and later ones come from the heap, whose pages a
+    few long-lived small objects can keep from ever going back."""
+    if _MALLOPT is not None:
+        _MALLOPT(-3, MMAP_THRESHOLD)             # M_MMAP_THRESHOLD
 
 
 class Housekeeping:
@@ -23,6 +53,7 @@ class Housekeeping:
         self.store = store
         self.on_expired = on_expired     # told the keys of what expired (the event recorder forgets them)
         self.expired = 0
+        self._released = 0               # the history's ``released`` when memory was last given back
 
     def interval(self) -> float:
         return INTERVAL
@@ -41,6 +72,10 @@ class Housekeeping:
         store.trim_history(now)
         store.sweep()
         store._backend.vacuum(VACUUM_PAGES)
+        if store.history.released - self._released > RELEASE_BYTES:
+            self._released = store.history.released
+            if MALLOC_TRIM is not None:
+                MALLOC_TRIM(0)
 
     def idle_until(self, now: float) -> float:
         """With the store unchanged, nothing to do before the next expiry or history age-out."""

@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 PUBLISH_WAIT = 0.05     # seconds the fsync thread waits for the store lock before it goes on fsyncing
+SWEEP_BYTES = 16 * 1024 * 1024     # containers tabled (estimated bytes) that make the table swept
 
 Listener = Callable[[str, str, dict], None]   # (event type, resource key, object)
 
@@ -160,6 +161,7 @@ class Store:
             self.expiry.loaded((res, ns, name), obj)
         self.history = History(floor=rv)
         self._compactor.swept_at = len(self._compactor)
+        self._swept_released = 0
         backend.on_durable = self._publish_from_backend
         backend.on_failure = self._lose_pending
 
@@ -515,10 +517,15 @@ class Store:
             self.history.trim(now)
 
     def sweep(self) -> int:
-        """Forget the shared containers no object uses any more, once the table has doubled."""
-        if len(self._compactor) < max(1024, 2 * self._compactor.swept_at):
+        """Forget the shared containers no object uses any more, once the table has doubled, or
+        ``SWEEP_BYTES`` were tabled since the last sweep (a few large objects written many times),
+        or the history let go of as much (the old versions that used them)."""
+        table = self._compactor
+        if len(table) < max(1024, 2 * table.swept_at) and table.added < SWEEP_BYTES \
+                and self.history.released - self._swept_released < SWEEP_BYTES:
             return 0
-        return self._compactor.sweep()
+        self._swept_released = self.history.released
+        return table.sweep()
 
     def close(self) -> None:
         """Close the backend; open watches end at once (their servers are shutting down)."""

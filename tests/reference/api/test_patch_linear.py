@@ -229,3 +229,27 @@ def test_a_write_between_snapshot_and_store_makes_the_patch_start_again(api, mon
     resp = api.patch(f"{PODS}/web", {"metadata": {"labels": {"mine": "yes"}}})
     assert resp.status_code == 200 and len(calls) == 2
     assert resp.get_json()["metadata"]["labels"] == {"other": "kept", "mine": "yes"}
+
+
+def test_an_object_written_between_every_attempt_is_patched_under_the_lock_at_last(api, monkeypatch):
+    """Five lost races: the last attempt holds the store lock, so the patch is stored, not refused."""
+    from kube32.reference.api import resources
+
+    api.create_pod("web")
+    fn = patch.CONTENT_TYPES["application/merge-patch+json"]
+    held: list[bool] = []
+
+    def always_raced(target, body):
+        held.append(api.cp.store.lock._is_owned())
+        if not held[-1]:                      # another client wins every race it can
+            other = api.cp.store.get("pods", "default", "web")
+            other["metadata"].setdefault("labels", {})[f"other{len(held)}"] = "x"
+            api.cp.store.update("pods", other)
+        return fn(target, body)
+
+    monkeypatch.setitem(patch.CONTENT_TYPES, "application/merge-patch+json", always_raced)
+    resp = api.patch(f"{PODS}/web", {"metadata": {"labels": {"mine": "yes"}}})
+    assert resp.status_code == 200
+    assert held == [False] * (resources.UPDATE_ATTEMPTS - 1) + [True]
+    assert resp.get_json()["metadata"]["labels"]["mine"] == "yes"
+    assert len(resp.get_json()["metadata"]["labels"]) == resources.UPDATE_ATTEMPTS
