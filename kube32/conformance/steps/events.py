@@ -18,15 +18,23 @@ KIND_WORDS = {"pod": "Pod", "node": "Node", "Deployment": "Deployment", "DaemonS
 
 
 def events_about(k32, kind: str, name: str, reason: str, left_out: list | None = None) -> list[dict]:
-    """Events with that reason about that object. ``left_out`` collects node events set aside as
-    another node's (so a failing step can say what it saw)."""
-    namespace = None if kind == "Node" else k32.ns
+    """Events with that reason about that object, in whichever namespace the target keeps them (the
+    document does not say; upstream's, the object's own, is checked by ``kept_beside``). ``left_out``
+    collects node events set aside as another node's (so a failing step can say what it saw)."""
     fields = f"involvedObject.name={name},involvedObject.kind={kind},reason={reason}"
-    path = "/api/v1/events" if namespace is None else f"/api/v1/namespaces/{namespace}/events"
-    items = k32.api.call("GET", path, params={"fieldSelector": fields}).get("items", [])
+    if kind != "Node":
+        fields += f",involvedObject.namespace={k32.ns}"
+    items = k32.api.call("GET", "/api/v1/events", params={"fieldSelector": fields}).get("items", [])
     if kind == "Node":
         items = _about_this_node(items, k32.api.try_get("Node", name) or {}, left_out)
     return items
+
+
+def kept_beside(k32, events: list[dict], reason: str) -> None:
+    """Our reading (reference level): a namespaced object's events live in its own namespace."""
+    elsewhere = sorted({(e.get("metadata") or {}).get("namespace") for e in events} - {k32.ns})
+    with k32.reference(_judges.EVENTS.get(reason)):
+        assert not elsewhere, f"the {reason} events are kept in namespace {elsewhere}, not the object's ({k32.ns})"
 
 
 def _about_this_node(events: list[dict], node: dict, left_out: list | None) -> list[dict]:
@@ -72,16 +80,19 @@ def event_says(k32, etype, reason, word, name, docstring, quoted):
         left_out: list = []
         events = events_about(k32, kind, name, reason, left_out)
         assert events, f"no {reason} event about {word} {name}{describe_left_out(left_out)}"
+        found[:] = events
         messages = [(e.get("type"), e.get("message")) for e in events]
         if fit:
             assert any(t == etype and _fit.agrees(m, expected) for t, m in messages), \
                 "; ".join(_fit.explain(m, expected) for _, m in messages)
         return messages
-    messages = None
+    messages, found = None, []
     with k32.judging(_judges.EVENTS.get(reason)):
         messages = k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
     if messages is None:
         return
+    if kind != "Node":
+        kept_beside(k32, found, reason)
     with k32.judging(_judges.EVENTS.get(reason), level=DOCUMENT if quoted else REFERENCE):
         assert (etype, expected) in messages, f"the {reason} events say {messages}, expected {(etype, expected)}"
 
@@ -95,10 +106,13 @@ def event_exists(k32, etype, reason, word, name):
         left_out: list = []
         events = events_about(k32, kind, name, reason, left_out)
         assert events, f"there is no {reason} event about {word} {name}{describe_left_out(left_out)}"
+        found[:] = events
         return [e.get("type") for e in events]
-    types = None
+    types, found = None, []
     with k32.judging(_judges.EVENTS.get(reason)):
         types = k32.eventually(check, f'{reason} event about {word} "{name}"')
+    if types is not None and kind != "Node":
+        kept_beside(k32, found, reason)
     if types is not None:
         with k32.judging(_judges.EVENTS.get(reason), level=DOCUMENTED_TYPES.get(reason, REFERENCE)):
             assert etype in types, f"the {reason} events about {word} {name} have types {types}, not {etype}"

@@ -22,7 +22,7 @@ from kube32.conformance.errors import CapabilityMissing
 from kube32.conformance.steps import _judges
 from kube32.conformance.steps._util import needs, rows, step
 from kube32.conformance.steps.common import NAMED_DURATIONS
-from kube32.conformance.steps.events import KIND_WORDS, events_about
+from kube32.conformance.steps.events import KIND_WORDS, events_about, kept_beside
 from kube32.conformance.steps.pods import get_pod
 from kube32.spec import constants, profiles, timefmt
 
@@ -396,8 +396,12 @@ def pod_has_event(k32, name, reason):
     def check():
         events = events_about(k32, "Pod", k32.name(name), reason)
         assert events, f"there is no {reason} event about pod {name}"
+        return events
+    events = None
     with k32.judging(_judges.EVENTS.get(reason)):
-        k32.eventually(check, f'{reason} event about pod "{name}"')
+        events = k32.eventually(check, f'{reason} event about pod "{name}"')
+    if events:
+        kept_beside(k32, events, reason)
 
 
 @then(step('pod "{name}" has no IP address'))

@@ -624,3 +624,21 @@ def _(mp):
 def _(mp):
     """The Ready Unknown condition says why in the implementation's own words."""
     mp.setattr(reasons, "NODE_STATUS_UNKNOWN_MESSAGE", "no lease renewal within the lease duration")
+
+
+@fair("evicted-events-kept-in-kube-system", passes=["NODE-EVICT-EVENT"], differs=["NODE-EVICT-EVENT"])
+def _(mp):
+    """The controller keeps its Evicted events in its own namespace, kube-system, not the pod's (the
+    event still names the pod: involvedObject)."""
+    def evict(self, pod, node, taint, now):
+        _evict(self, pod, node, taint, now)
+        store = self.cp.store
+        meta = pod["metadata"]
+        for event in store.head.list("events", meta["namespace"]):
+            involved = event.get("involvedObject") or {}
+            if event.get("reason") == reasons.EVENT_EVICTED and involved.get("name") == meta["name"]:
+                store.delete("events", meta["namespace"], event["metadata"]["name"])
+                moved = copy.deepcopy(event)
+                moved["metadata"] = {"name": event["metadata"]["name"], "namespace": "kube-system"}
+                store.create("events", moved)
+    mp.setattr(node_lifecycle.NodeLifecycleController, "evict", evict)
