@@ -384,9 +384,14 @@ def _clauses(args: argparse.Namespace) -> int:
     import json
 
     from kube32.conformance import preflight, suite
-    from kube32.spec import catalogue
+    from kube32.spec import catalogue, trace
 
-    cat = catalogue.load()
+    try:
+        cat = catalogue.load()
+        tr = trace.load()
+    except (catalogue.CatalogueError, trace.TraceError) as exc:   # a malformed file: one line, the check fails
+        print(f"kube32-conformance clauses: {exc}", file=sys.stderr)
+        return 1
     units = None
     if args.document:
         from pathlib import Path
@@ -408,10 +413,8 @@ def _clauses(args: argparse.Namespace) -> int:
         return 0
     if args.check:
         from kube32.conformance import steplint, tracecheck
-        from kube32.spec import trace
 
         scenarios = suite.scenarios()
-        tr = trace.load()
         problems = [*suite.check(cat), *tracecheck.check(tr, cat, scenarios, units), *steplint.check()]
         for problem in problems:
             print(problem)

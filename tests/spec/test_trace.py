@@ -230,3 +230,13 @@ def test_every_unit_of_the_traced_sections_is_in_the_trace_in_its_current_wordin
     problems = tracecheck.check(tr, catalogue.load(), suite.scenarios(), units)
     assert problems == [], "\n".join(map(str, problems))
     assert set(trace.SECTIONS) == {u.section for u in document.units(DOCUMENT.read_text(encoding="utf-8"))}
+
+
+def test_a_malformed_trace_is_one_line_from_clauses_check(monkeypatch, capsys):
+    from kube32.conformance import cli
+
+    def broken(package: str = "kube32.spec"):
+        raise trace.TraceError("trace/job.yaml: Job, item 9.digest: required")
+    monkeypatch.setattr(trace, "load", broken)
+    assert cli.main(["clauses", "--check"]) == 1
+    assert capsys.readouterr().err == "kube32-conformance clauses: trace/job.yaml: Job, item 9.digest: required\n"
