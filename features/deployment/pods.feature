@@ -22,6 +22,10 @@ Feature: Deployment pods are created from the template and owned by the Deployme
       And the Deployment "web" pods are:
         | image        | ready | count |
         | kube32/app:1 | False | 3     |
+      And the Deployment "web" pods are made from its template
+      # rules out creating on every pass whatever is there already (more than 3 after five passes)
+      When 5 more seconds pass
+      Then the Deployment "web" has 3 pods
 
     @interpretation
     Scenario: a Deployment without spec.replicas runs one pod
@@ -36,6 +40,7 @@ Feature: Deployment pods are created from the template and owned by the Deployme
 
     Scenario: a pod removed behind the controller's back is recreated by the next pass
       # level-triggered: the next pass recounts from the API and does not trust what it did before
+      # (the replacement is told apart by uid: it may carry the deleted pod's name)
       Given the Deployment "web" is created with 3 replicas
       When the deployment interval passes
       Then the Deployment "web" has 3 pods

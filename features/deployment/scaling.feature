@@ -1,8 +1,9 @@
 @area-deployment
 Feature: Scaling a Deployment and deleting it
   Surplus pods are deleted, pods that are not ready and pods of an older template first. The
-  scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale. Deleting a
-  Deployment deletes its pods.
+  scale subresource reads and writes spec.replicas as a Scale, as kubectl scale uses it (upstream's
+  autoscaling/v1 Scale with the current replicas and the selector in its status is our reading).
+  Deleting a Deployment deletes its pods, and no other Deployment's.
 
   Background:
     Given a kube32 control plane
@@ -28,8 +29,9 @@ Feature: Scaling a Deployment and deleting it
 
     Scenario: terminating pods are neither counted nor deleted again
       # The kubelet holds the deleted pods in Terminating. Rules out counting terminating pods
-      # (the next pass would see 4 pods and delete the 2 live ones as well, and the status would
-      # say 4) and creating replacements for them (there would be 4 live pods again).
+      # (the next pass would see 4 pods and delete the 2 live ones as well) and creating
+      # replacements for them (there would be 4 live pods again). The status counts are our
+      # reading (upstream's fields; the document names none of them).
       Given Deployment pods are kept terminating by their kubelets
       And the Deployment "web" is created with 4 replicas
       When the deployment interval passes
@@ -66,6 +68,38 @@ Feature: Scaling a Deployment and deleting it
       Then the Deployment "web" pods are:
         | image        | ready | count |
         | kube32/app:1 | True  | 2     |
+
+    @needs-manual-clock
+    Scenario: scaling down mid-rollout deletes the stale pods and keeps the new one
+      # One pass after the template change one pod of three is new (one stale pod per pass;
+      # maxUnavailable 3 takes any availability budget out of play) and every pod is ready. Rules
+      # out deleting the newest pods first (the new pod would go, and a stale one would stay or be
+      # replaced by a pod that was not there before) and deleting by name or age alone.
+      Given the Deployment "web" is created with:
+        """
+        spec:
+          replicas: 3
+          strategy:
+            type: RollingUpdate
+            rollingUpdate:
+              maxUnavailable: 3
+        """
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the Deployment "web" image changes to "kube32/app:2"
+      And the deployment interval passes
+      And the Deployment "web" pods are started
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:1 | True  | 2     |
+        | kube32/app:2 | True  | 1     |
+      When the Deployment "web" pods are remembered
+      And the Deployment "web" is scaled to 1 replica
+      And the deployment interval passes
+      Then the Deployment "web" pods are:
+        | image        | ready | count |
+        | kube32/app:2 | True  | 1     |
+      And the Deployment "web" pods are all among the remembered ones
 
     @needs-manual-clock @interpretation
     Scenario: scaling 3 to 1 with one not-ready and one stale pod removes those two
@@ -120,15 +154,18 @@ Feature: Scaling a Deployment and deleting it
       And the Deployment "other" still has the remembered pods
 
   @clause-DEPLOY-SCALE-SUBRESOURCE
-  Rule: the scale subresource reads and writes spec.replicas as an autoscaling/v1 Scale
+  Rule: the scale subresource reads and writes spec.replicas as a Scale
 
     Scenario: GET shows the desired and current replicas and the selector as a string
+      # the desired count in spec.replicas at document level; the current count and the selector
+      # string in status (upstream's autoscaling/v1 Scale) at reference level
       Given the Deployment "web" is created with 2 replicas
       When the deployment interval passes
       Then the Deployment "web" scale shows 2 desired and 2 current replicas with selector "app=web"
 
     Scenario Outline: writing the Scale with <verb> changes the pod count
-      # rules out a scale endpoint that answers but does not write spec.replicas
+      # kubectl scale sends a merge PATCH, or a PUT after a GET when given a precondition.
+      # Rules out a scale endpoint that answers but does not write spec.replicas
       Given the Deployment "web" is created with 2 replicas
       When the deployment interval passes
       And the Deployment "web" is scaled to 5 replicas with a <verb> of its scale subresource

@@ -1,8 +1,10 @@
 @area-deployment
 Feature: Deployment generation, status and conditions
-  metadata.generation moves with the spec only; the controller reports the generation it acted on,
-  counts the Deployment's pods, and keeps the Available and Progressing conditions with
-  Kubernetes' reasons. maxUnavailable defaults to 25 % of spec.replicas, rounded down.
+  metadata.generation moves with the spec only. The controller keeps the Available and Progressing
+  conditions in the Deployment's status, Available judged against maxUnavailable, which defaults to
+  25 % of spec.replicas. The document names no other status field: upstream's observedGeneration
+  and pod counters, the conditions' reasons and messages, and how 25 % of other replica counts
+  rounds are our reading, judged at reference level.
 
   Background:
     Given a kube32 control plane
@@ -14,8 +16,9 @@ Feature: Deployment generation, status and conditions
   Rule: spec changes bump metadata.generation and status.observedGeneration follows
 
     Scenario: generation counts spec changes only
-      # rules out bumping on metadata (label) and on the controller's own status writes, and an
-      # observedGeneration that is never written or lags a change by more than one pass
+      # rules out bumping on metadata (label) and on the controller's own status writes; at
+      # reference level, an observedGeneration that is never written or lags a change by more
+      # than one pass (upstream's field: the document does not name it)
       Given the Deployment "web" is created with 2 replicas
       Then the Deployment "web" has generation 1
       When the deployment interval passes
@@ -43,8 +46,8 @@ Feature: Deployment generation, status and conditions
       When the Deployment "web" is scaled to 4 replicas with a PATCH of its scale subresource
       Then the Deployment "web" has generation 2
 
-  @clause-DEPLOY-STATUS-COUNTS
-  Rule: the status counts the Deployment's pods
+  @clause-DEPLOY-STATUS-COUNTS @interpretation
+  Rule: the status counts the Deployment's pods as upstream's counters do
 
     Scenario: three replicas of which two are ready
       # rules out copying spec.replicas into every count and counting ready as available only
@@ -76,8 +79,8 @@ Feature: Deployment generation, status and conditions
       When the deployment interval passes
       And the Deployment "web" pods are started
       And the Deployment "web" image changes to "kube32/app:2"
-      And 3 seconds pass
-      # mid-rollout however it is paced: the budget keeps stale pods, and one new pod is there
+      And the deployment interval passes
+      # mid-rollout however it is paced: one pass replaces one stale pod of three
       Then the Deployment "web" has at least 1 pod of image "kube32/app:1"
       And the Deployment "web" has at least 1 pod of image "kube32/app:2"
       And the Deployment "web" status counts its pods
@@ -116,6 +119,11 @@ Feature: Deployment generation, status and conditions
         | replicas | ready | available | reason                     |
         # 25 % of 4 = 1: rules out a budget of 0 (False)
         | 4        | 3     | True      | MinimumReplicasAvailable   |
+        # and not 2 (50 %): rules out a larger default
+        | 4        | 2     | False     | MinimumReplicasUnavailable |
+        # 25 % of 8 = 2: a share of spec.replicas, not a fixed 1 (False)
+        | 8        | 6     | True      | MinimumReplicasAvailable   |
+        | 8        | 5     | False     | MinimumReplicasUnavailable |
 
       # how 25 % of other replica counts rounds is upstream's reading (ResolveFenceposts)
       @interpretation
@@ -128,6 +136,35 @@ Feature: Deployment generation, status and conditions
         # 0.75 rounds down to 0 and maxSurge rounds up to 1, so no fallback: rules out "at least 1"
         | 3        | 2     | False     | MinimumReplicasUnavailable |
         | 3        | 3     | True      | MinimumReplicasAvailable   |
+
+    Scenario Outline: an explicit maxUnavailable <value> replaces the default
+      Given the Deployment "web" is created with:
+        """
+        spec:
+          replicas: 4
+          strategy:
+            type: RollingUpdate
+            rollingUpdate:
+              maxUnavailable: <value>
+        """
+      When the deployment interval passes
+      And the Deployment "web" gets <ready> of its pods started
+      And the deployment interval passes
+      Then the Deployment "web" has condition "Available" "<available>" with reason "<reason>"
+
+      Examples:
+        | value | ready | available | reason                     |
+        # 2 of 4 may be unavailable: rules out keeping the default of 1 (False)
+        | 2     | 2     | True      | MinimumReplicasAvailable   |
+        # 50 % of 4 = 2: a percentage is of spec.replicas
+        | 50%   | 2     | True      | MinimumReplicasAvailable   |
+
+      # 0 stays 0 only while maxSurge (which the document does not name) is not 0 too
+      @interpretation
+      Examples:
+        | value | ready | available | reason                     |
+        # none may be unavailable: rules out keeping the default of 1 (True)
+        | 0     | 3     | False     | MinimumReplicasUnavailable |
 
     @interpretation
     Scenario: with maxSurge 0 both limits resolve to 0 and maxUnavailable falls back to 1
@@ -149,7 +186,9 @@ Feature: Deployment generation, status and conditions
   @clause-DEPLOY-PROGRESSING-CONDITION
   Rule: Progressing reports a rollout in progress, its completion, and its deadline
 
-    Scenario: a new Deployment progresses, completes, and progresses again on a template change
+    Scenario: a new Deployment progresses, and progresses again on a template change
+      # rules out a Progressing condition that is never written, or written only once; what it
+      # says once a rollout has finished is our reading (the next scenario)
       Given the Deployment "web" is created with 2 replicas
       When the deployment interval passes
       Then the Deployment "web" has condition "Progressing" "True" with reason "ReplicaSetUpdated" and message:
@@ -158,13 +197,22 @@ Feature: Deployment generation, status and conditions
         """
       When the Deployment "web" pods are started
       And the deployment interval passes
+      And the Deployment "web" image changes to "kube32/app:2"
+      And the deployment interval passes
+      Then the Deployment "web" has condition "Progressing" "True" with reason "ReplicaSetUpdated"
+
+    @interpretation
+    Scenario: a finished rollout stays Progressing True with upstream's reason
+      # upstream keeps Progressing True once the new pods are available (NewReplicaSetAvailable);
+      # the document does not say what Progressing shows when nothing is left to roll out
+      Given the Deployment "web" is created with 2 replicas
+      When the deployment interval passes
+      And the Deployment "web" pods are started
+      And the deployment interval passes
       Then the Deployment "web" has condition "Progressing" "True" with reason "NewReplicaSetAvailable" and message:
         """
         Deployment "web" has successfully progressed.
         """
-      When the Deployment "web" image changes to "kube32/app:2"
-      And the deployment interval passes
-      Then the Deployment "web" has condition "Progressing" "True" with reason "ReplicaSetUpdated"
 
     @interpretation
     Scenario: no progress for progressDeadlineSeconds turns Progressing False

@@ -184,9 +184,9 @@ def delete_deployment(k32, name):
 @when(step('the Deployment "{name}" loses one pod deleted with grace period 0'))
 def lose_pod(k32, name):
     pods = k32.eventually(lambda: _some(pods_of(k32, name)), f'Deployment "{name}" has a pod')
-    victim = pods[0]["metadata"]["name"]
-    k32.api.delete("Pod", victim, k32.ns, grace=0)
-    k32.notes[f"deleted-pod:{name}"] = victim
+    victim = pods[0]["metadata"]
+    k32.api.delete("Pod", victim["name"], k32.ns, grace=0)
+    k32.notes[f"deleted-pod:{name}"] = victim["uid"]
 
 
 def _some(pods: list[dict]) -> list[dict]:
@@ -322,10 +322,27 @@ def no_pods_left(k32, name):
 
 @then(step('the Deployment "{name}" pods do not include the deleted one'))
 def not_the_deleted_one(k32, name):
+    """By uid: a pod's name is the implementation's choice, and a replacement may reuse it."""
     victim = k32.notes.get(f"deleted-pod:{name}")
     assert victim, "no pod of this Deployment was deleted in this scenario"
-    names = [p["metadata"]["name"] for p in pods_of(k32, name, include_terminating=True)]
-    assert victim not in names, f"{victim} is still there: {names}"
+    pods = pods_of(k32, name, include_terminating=True)
+    assert victim not in {p["metadata"]["uid"] for p in pods}, f"the deleted pod (uid {victim}) is still there: {describe(pods)}"
+
+
+@then(step('the Deployment "{name}" pods are made from its template'))
+def made_from_template(k32, name):
+    """Every pod carries the template's labels and runs its containers (name and image)."""
+    tmpl = get_deployment(k32, name)["spec"]["template"]
+    want_labels = (tmpl.get("metadata") or {}).get("labels") or {}
+    want = [(c["name"], c["image"]) for c in tmpl["spec"]["containers"]]
+
+    def check():
+        for pod in _some(pods_of(k32, name)):
+            got_labels = pod["metadata"].get("labels") or {}
+            assert want_labels.items() <= got_labels.items(), f"{pod['metadata']['name']} is labelled {got_labels}"
+            got = [(c.get("name"), c.get("image")) for c in pod["spec"].get("containers") or []]
+            assert got == want, f"{pod['metadata']['name']} runs {got}, the template {want}"
+    k32.eventually(check, f'Deployment "{name}" pods made from its template')
 
 
 @then(step('the Deployment "{name}" pods are controlled by it'))
@@ -482,7 +499,9 @@ def tolerations(k32, name, datatable):
 # -- the Deployment object ----------------------------------------------------------------------
 @then(step('the Deployment "{name}" status shows:'))
 def status_shows(k32, name, datatable):
-    """Table | field | value |; a count the status leaves out is 0 (upstream omits zeros)."""
+    """Table | field | value |; a count the status leaves out is 0 (upstream omits zeros). The
+    document names none of these fields (it says only that the controller updates status): upstream's
+    counters and observedGeneration are judged at reference level."""
     expected = {row["field"]: int(row["value"]) for row in rows(datatable)}
     unknown = set(expected) - set(COUNT_FIELDS)
     if unknown:
@@ -492,7 +511,9 @@ def status_shows(k32, name, datatable):
         status = get_deployment(k32, name).get("status") or {}
         got = {k: int(status.get(k) or 0) for k in expected}
         assert got == expected, f"status shows {got}"
-    k32.eventually(check, f'Deployment "{name}" status')
+    clause = "DEPLOY-GENERATION" if "observedGeneration" in expected else "DEPLOY-STATUS-COUNTS"
+    with k32.reference(clause):
+        k32.eventually(check, f'Deployment "{name}" status')
 
 
 @then(step('the Deployment "{name}" status counts its pods'))
@@ -510,7 +531,8 @@ def status_counts_pods(k32, name):
         status = deployment.get("status") or {}
         got = {k: int(status.get(k) or 0) for k in expected}
         assert got == expected, f"status shows {got}; its pods give {expected}: {describe(pods)}"
-    k32.eventually(check, f'Deployment "{name}" status counting its pods')
+    with k32.reference("DEPLOY-STATUS-COUNTS"):     # upstream's counters: the document names none
+        k32.eventually(check, f'Deployment "{name}" status counting its pods')
 
 
 @then(parsers.re(rf"the Deployment {NAME} has generation (?P<n>\d+)"))
@@ -556,12 +578,19 @@ def has_condition_message(k32, name, ctype, status, reason, docstring):
 
 
 # -- the scale subresource ------------------------------------------------------------------------
-def _check_scale(scale: dict, name: str, spec_n: int, status_n: int | None, selector: str | None) -> None:
-    assert (scale.get("apiVersion"), scale.get("kind")) == ("autoscaling/v1", "Scale"), \
-        f"answered {scale.get('apiVersion')}/{scale.get('kind')}, expected autoscaling/v1 Scale"
-    assert scale.get("metadata", {}).get("name") == name, f"the Scale names {scale.get('metadata', {}).get('name')}"
+def _desired(scale: dict, spec_n: int) -> None:
+    """What the document asks of the Scale (kubectl scale reads and writes it): a Scale whose
+    spec.replicas is the desired count."""
+    assert scale.get("kind") == "Scale", f"answered a {scale.get('kind')!r}, expected a Scale"
     got = (scale.get("spec") or {}).get("replicas")
     assert got == spec_n, f"spec.replicas is {got}"
+
+
+def _upstream_scale(scale: dict, name: str, status_n: int | None, selector: str | None) -> None:
+    """Our reading: upstream's autoscaling/v1 Scale, named after the Deployment, with the current
+    replicas and the selector as a string in its status (the document names none of these)."""
+    assert scale.get("apiVersion") == "autoscaling/v1", f"answered apiVersion {scale.get('apiVersion')!r}"
+    assert scale.get("metadata", {}).get("name") == name, f"the Scale names {scale.get('metadata', {}).get('name')}"
     if status_n is not None:
         got = (scale.get("status") or {}).get("replicas", 0)
         assert got == status_n, f"status.replicas is {got}"
@@ -573,10 +602,16 @@ def _check_scale(scale: dict, name: str, spec_n: int, status_n: int | None, sele
 @then(parsers.re(rf"the Deployment {NAME} scale shows (?P<spec>\d+) desired and (?P<status>\d+) current "
                  r'replicas? with selector "(?P<selector>[^"]*)"'))
 def scale_shows(k32, name, spec, status, selector):
-    def check():
-        scale = k32.api.get("Deployment", k32.name(name), k32.ns, sub="scale")
-        _check_scale(scale, k32.name(name), int(spec), int(status), selector)
-    k32.eventually(check, f'Deployment "{name}" scale')
+    def read() -> dict:
+        return k32.api.get("Deployment", k32.name(name), k32.ns, sub="scale")
+    k32.eventually(lambda: _desired(read(), int(spec)), f'Deployment "{name}" scale')
+
+    def whole():
+        scale = read()
+        _desired(scale, int(spec))
+        _upstream_scale(scale, k32.name(name), int(status), selector)
+    with k32.reference("DEPLOY-SCALE-SUBRESOURCE"):
+        k32.eventually(whole, f'Deployment "{name}" scale status')
 
 
 @then(parsers.re(rf"the Deployment {NAME} scale write answered a Scale of (?P<n>\d+) replicas?"))
@@ -585,22 +620,56 @@ def scale_answer(k32, name, n):
     assert answer is not None, f'Deployment "{name}" was not scaled through its scale subresource'
     if isinstance(answer, ApiStatusError):
         raise AssertionError(f"the scale write failed: {answer}")
-    _check_scale(answer, k32.name(name), int(n), None, None)
+    _desired(answer, int(n))
+    with k32.reference("DEPLOY-SCALE-SUBRESOURCE"):
+        _upstream_scale(answer, k32.name(name), None, None)
 
 
 # -- remembering pods -----------------------------------------------------------------------------
 @when(step('the Deployment "{name}" pods are remembered'))
 def remember_pods(k32, name):
+    """By uid: names are the implementation's choice (a recreated pod may carry an old name)."""
     pods = k32.eventually(lambda: _some(pods_of(k32, name)), f'Deployment "{name}" has pods')
-    k32.notes[f"pods:{name}"] = sorted(p["metadata"]["name"] for p in pods)
+    k32.notes[f"pods:{name}"] = {p["metadata"]["uid"]: p["metadata"]["name"] for p in pods}
+
+
+def _remembered(k32, name: str) -> dict:
+    want = k32.notes.get(f"pods:{name}")
+    assert want is not None, f'the pods of Deployment "{name}" were not remembered in this scenario'
+    return want
 
 
 @then(step('the Deployment "{name}" still has the remembered pods'))
 def same_pods(k32, name):
-    want = k32.notes.get(f"pods:{name}")
-    assert want is not None, f'the pods of Deployment "{name}" were not remembered in this scenario'
+    """Exactly the remembered pods: none deleted, none added."""
+    want = _remembered(k32, name)
 
     def check():
-        got = sorted(p["metadata"]["name"] for p in pods_of(k32, name))
-        assert got == want, f"its pods are {got}, remembered {want}"
+        pods = pods_of(k32, name)
+        assert {p["metadata"]["uid"] for p in pods} == set(want), \
+            f"its pods are {describe(pods)}, remembered {sorted(want.values())}"
     k32.consistently(check, f'Deployment "{name}" keeps its pods')
+
+
+@then(step('the Deployment "{name}" pods include the remembered ones'))
+def includes_remembered(k32, name):
+    """Every remembered pod is still one of its pods (not deleted, not terminating)."""
+    want = _remembered(k32, name)
+
+    def check():
+        pods = pods_of(k32, name)
+        gone = set(want) - {p["metadata"]["uid"] for p in pods}
+        assert not gone, f"{sorted(want[u] for u in gone)} went; its pods are {describe(pods)}"
+    k32.consistently(check, f'Deployment "{name}" keeps the remembered pods')
+
+
+@then(step('the Deployment "{name}" pods are all among the remembered ones'))
+def among_remembered(k32, name):
+    """No pod appeared since they were remembered (what is left was there before)."""
+    want = _remembered(k32, name)
+
+    def check():
+        pods = _some(pods_of(k32, name))
+        new = [p for p in pods if p["metadata"]["uid"] not in want]
+        assert not new, f"pods that were not there before: {describe(new)}"
+    k32.consistently(check, f'Deployment "{name}" has no new pods')

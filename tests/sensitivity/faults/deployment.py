@@ -1,6 +1,7 @@
-"""Faults of the Deployment controller (and the scale subresource it relies on).
+"""Faults of the Deployment controller (and the scale subresource it relies on), and fair variants:
+other readings of the document where it is silent.
 
-Each patches one rule in ``reference.controllers.deployment_plan`` / ``deployment_status`` /
+Each fault patches one rule in ``reference.controllers.deployment_plan`` / ``deployment_status`` /
 ``deployment`` (or the API's scale handler) and names the clauses whose scenarios must then fail.
 """
 
@@ -12,8 +13,9 @@ import secrets
 from kube32.reference.api import resources as api_resources
 from kube32.reference.controllers import deployment_plan as dp
 from kube32.reference.controllers import deployment_status
+from kube32.reference.store import store as store_module
 from kube32.spec import constants, reasons
-from tests.sensitivity.registry import fault
+from tests.sensitivity.registry import fair, fault
 
 _plan = dp.plan
 _owned_pods = dp.owned_pods
@@ -27,6 +29,7 @@ _counts = deployment_status.counts
 _compute_status = deployment_status.compute_status
 _available_condition = deployment_status.available_condition
 _scale_of = api_resources.scale_of
+_strategy = dp.strategy
 
 
 def _keep(actions: list, predicate) -> list:
@@ -54,6 +57,24 @@ def _(mp):
     mp.setattr(dp, "plan", plan)
 
 
+@fault("deployment-pods-not-from-the-template", breaks=["DEPLOY-CREATE-MISSING"])
+def _(mp):
+    """The pods run a stock image, whatever the template says."""
+    def pod_from_template(d, h, seconds):
+        pod = _pod_from_template(d, h, seconds)
+        pod["spec"] = {**pod["spec"], "containers": [{"name": "main", "image": "kube32/stock:1"}]}
+        return pod
+    mp.setattr(dp, "pod_from_template", pod_from_template)
+
+
+@fault("deployment-counts-only-running-pods", breaks=["DEPLOY-CREATE-MISSING"])
+def _(mp):
+    """Pods that have not started yet are not counted, so every pass creates them again."""
+    real = dp.active_pods
+    mp.setattr(dp, "active_pods", lambda owned: [p for p in real(owned)
+                                                 if (p.get("status") or {}).get("phase") == "Running"])
+
+
 @fault("deployment-unset-replicas-means-zero", breaks=["DEPLOY-CREATE-MISSING"], level="reference")
 def _(mp):
     mp.setattr(constants, "DEPLOYMENT_DEFAULT_REPLICAS", 0)
@@ -77,11 +98,6 @@ def _(mp):
 @fault("deployment-hash-is-random", breaks=["DEPLOY-POD-TEMPLATE-HASH"])
 def _(mp):
     mp.setattr(dp, "template_hash", lambda template: dp.safe_encode(str(secrets.randbelow(2**32))))
-
-
-@fault("deployment-hash-in-hex", breaks=["DEPLOY-POD-TEMPLATE-HASH"], level="reference")
-def _(mp):
-    mp.setattr(dp, "template_hash", lambda template: format(int(dp.fnv32a(repr(template).encode())), "x"))
 
 
 @fault("deployment-hash-ignores-template", breaks=["DEPLOY-POD-TEMPLATE-HASH"])
@@ -130,7 +146,7 @@ def _(mp):
     mp.setattr(dp, "plan", plan)
 
 
-@fault("deployment-counts-terminating-pods", breaks=["DEPLOY-DELETE-SURPLUS"])
+@fault("deployment-counts-terminating-pods", breaks=["DEPLOY-DELETE-SURPLUS"], level="reference")
 def _(mp):
     mp.setattr(dp, "active_pods", lambda owned: [p for p in owned if not dp.is_finished(p)])
 
@@ -143,8 +159,9 @@ def _(mp):
     mp.setattr(dp, "deletion_order", order)
 
 
-@fault("deployment-deletes-not-ready-then-newest", breaks=["DEPLOY-SURPLUS-ORDER"], level="reference")
+@fault("deployment-deletes-not-ready-then-newest", breaks=["DEPLOY-SURPLUS-ORDER"])
 def _(mp):
+    """Staleness plays no part in the deletion order (the newest pods, those of the new template, go first)."""
     def order(pods, current):
         by_name = sorted(pods, key=lambda p: p["metadata"]["name"], reverse=True)
         return sorted(by_name, key=lambda p: (dp.is_ready(p), -dp.timefmt.parse(p["metadata"]["creationTimestamp"])))
@@ -180,15 +197,21 @@ def _(mp):
     mp.setattr(constants, "DEPLOYMENT_STALE_REPLACEMENTS_PER_PASS", 2)
 
 
-@fault("deployment-never-rolls-out", breaks=["DEPLOY-ONE-STALE-PER-PASS", "DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
+@fault("deployment-never-rolls-out", breaks=["DEPLOY-ONE-STALE-PER-PASS"])
 def _(mp):
     mp.setattr(constants, "DEPLOYMENT_STALE_REPLACEMENTS_PER_PASS", 0)
     mp.setattr(dp, "rollout_limits", lambda d: (0, _rollout_limits(d)[1]))
 
 
-@fault("deployment-rollout-ignores-budget", breaks=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
+@fault("deployment-rolls-on-every-spec-change", breaks=["DEPLOY-ONE-STALE-PER-PASS", "DEPLOY-POD-TEMPLATE-HASH"])
 def _(mp):
-    mp.setattr(dp, "rollout_limits", lambda d: (_rollout_limits(d)[0], dp.desired_replicas(d)))
+    """The pods' hash covers the whole spec (the generation): a scale-up makes every pod stale."""
+    def plan(d, pods, now, seconds):
+        d = copy.deepcopy(d)
+        meta = d["spec"]["template"].setdefault("metadata", {})
+        meta["annotations"] = {**(meta.get("annotations") or {}), "generation": str(d["metadata"].get("generation"))}
+        return _plan(d, pods, now, seconds)
+    mp.setattr(dp, "plan", plan)
 
 
 @fault("deployment-rollout-without-surge", breaks=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"], level="reference")
@@ -236,6 +259,14 @@ def _(mp):
     mp.setattr(dp, "resolve_fenceposts", resolve)
 
 
+@fault("deployment-ignores-explicit-max-unavailable", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT"])
+def _(mp):
+    def strategy(d):
+        kind, rolling = _strategy(d)
+        return kind, {k: v for k, v in rolling.items() if k != "maxUnavailable"}
+    mp.setattr(dp, "strategy", strategy)
+
+
 @fault("deployment-max-unavailable-default-zero", breaks=["DEPLOY-MAX-UNAVAILABLE-DEFAULT",
                                                           "DEPLOY-AVAILABLE-CONDITION"])
 def _(mp):
@@ -256,7 +287,7 @@ def _(mp):
 
 
 # -- status -----------------------------------------------------------------------------------
-@fault("deployment-observed-generation-lags", breaks=["DEPLOY-GENERATION"])
+@fault("deployment-observed-generation-lags", breaks=["DEPLOY-GENERATION"], level="reference")
 def _(mp):
     def compute(d, owned, now):
         status = _compute_status(d, owned, now)
@@ -265,7 +296,7 @@ def _(mp):
     mp.setattr(deployment_status, "compute_status", compute)
 
 
-@fault("deployment-ready-means-running-or-pending", breaks=["DEPLOY-STATUS-COUNTS"])
+@fault("deployment-ready-means-running-or-pending", breaks=["DEPLOY-STATUS-COUNTS"], level="reference")
 def _(mp):
     def counts(d, owned, now):
         c = _counts(d, owned, now)
@@ -274,7 +305,7 @@ def _(mp):
     mp.setattr(deployment_status, "counts", counts)
 
 
-@fault("deployment-every-pod-updated", breaks=["DEPLOY-STATUS-COUNTS"])
+@fault("deployment-every-pod-updated", breaks=["DEPLOY-STATUS-COUNTS"], level="reference")
 def _(mp):
     def counts(d, owned, now):
         c = _counts(d, owned, now)
@@ -310,7 +341,30 @@ def _(mp):
     mp.setattr(api_resources, "_scaled", lambda cp, r, old, scale: copy.deepcopy(old))
 
 
-@fault("deployment-scale-selector-as-object", breaks=["DEPLOY-SCALE-SUBRESOURCE"])
+@fault("deployment-generation-moves-on-metadata", breaks=["DEPLOY-GENERATION"])
+def _(mp):
+    """Any change to the object but its status moves metadata.generation (a new label too)."""
+    mp.setattr(store_module, "generation_moves",
+               lambda old, new: {**new, "status": None, "metadata": _meta_sans_versions(new)}
+               != {**old, "status": None, "metadata": _meta_sans_versions(old)})
+
+
+def _meta_sans_versions(obj: dict) -> dict:
+    return {k: v for k, v in (obj.get("metadata") or {}).items()
+            if k not in ("resourceVersion", "generation", "managedFields")}
+
+
+@fault("deployment-scale-shows-current-as-desired", breaks=["DEPLOY-SCALE-SUBRESOURCE"])
+def _(mp):
+    """The Scale's spec.replicas shows how many pods there are, not how many are wanted."""
+    def scale_of(obj):
+        scale = _scale_of(obj)
+        scale["spec"]["replicas"] = scale["status"]["replicas"]
+        return scale
+    mp.setattr(api_resources, "scale_of", scale_of)
+
+
+@fault("deployment-scale-selector-as-object", breaks=["DEPLOY-SCALE-SUBRESOURCE"], level="reference")
 def _(mp):
     def scale_of(obj):
         scale = _scale_of(obj)
@@ -323,3 +377,77 @@ def _(mp):
 def _(mp):
     """The hash covers spec.template.spec only: a label or annotation change rolls nothing."""
     mp.setattr(dp, "template_hash", lambda template: _template_hash({"spec": (template or {}).get("spec")}))
+
+
+
+# -- fair variants: the document read another way where it is silent ---------------------------
+DEPLOY_DOCUMENT_CLAUSES = ["DEPLOY-OWNED-PODS", "DEPLOY-CREATE-MISSING", "DEPLOY-POD-TEMPLATE-HASH",
+                           "DEPLOY-DEFAULT-TOLERATIONS", "DEPLOY-DELETE-SURPLUS", "DEPLOY-SURPLUS-ORDER",
+                           "DEPLOY-GC-ON-DELETE", "DEPLOY-ONE-STALE-PER-PASS", "DEPLOY-GENERATION",
+                           "DEPLOY-AVAILABLE-CONDITION", "DEPLOY-MAX-UNAVAILABLE-DEFAULT",
+                           "DEPLOY-PROGRESSING-CONDITION", "DEPLOY-SCALE-SUBRESOURCE", "DEPLOY-NO-REPLICASETS"]
+
+
+@fair("deployment-rollout-without-budget", passes=DEPLOY_DOCUMENT_CLAUSES, differs=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
+def _(mp):
+    """'One stale pod per pass' read literally: every pass replaces one stale pod, ready or not;
+    maxUnavailable decides only the Available condition (where the document puts it)."""
+    mp.setattr(dp, "rollout_limits", lambda d: (_rollout_limits(d)[0], dp.desired_replicas(d)))
+
+
+@fair("deployment-status-names-only-conditions", passes=DEPLOY_DOCUMENT_CLAUSES,
+      differs=["DEPLOY-STATUS-COUNTS", "DEPLOY-GENERATION"])
+def _(mp):
+    """'Updates status and Available / Progressing conditions': the status holds the two
+    conditions and nothing else (no pod counters, no observedGeneration)."""
+    def compute(d, owned, now):
+        return {"conditions": _compute_status(d, owned, now)["conditions"]}
+    mp.setattr(deployment_status, "compute_status", compute)
+
+
+@fair("deployment-progressing-false-once-complete", passes=DEPLOY_DOCUMENT_CLAUSES,
+      differs=["DEPLOY-PROGRESSING-CONDITION"])
+def _(mp):
+    """Progressing is True while a rollout moves and False once nothing is left to roll out."""
+    real = deployment_status.progressing_conditions
+
+    def progressing(d, status, conditions, now):
+        out = real(d, status, conditions, now)
+        cond = deployment_status.get_condition(out, "Progressing")
+        if cond is not None and cond.get("reason") == reasons.DEPLOY_COMPLETE and cond.get("status") == "True":
+            out = [c for c in out if c.get("type") != "Progressing"] + [{**cond, "status": "False"}]
+        return out
+    mp.setattr(deployment_status, "progressing_conditions", progressing)
+
+
+@fair("deployment-scale-without-status", passes=DEPLOY_DOCUMENT_CLAUSES, differs=["DEPLOY-SCALE-SUBRESOURCE"])
+def _(mp):
+    """The Scale carries what kubectl scale reads and writes (spec.replicas) and no status."""
+    def scale_of(obj):
+        return {k: v for k, v in _scale_of(obj).items() if k != "status"}
+    mp.setattr(api_resources, "scale_of", scale_of)
+
+
+@fair("deployment-hash-in-hex", passes=DEPLOY_DOCUMENT_CLAUSES, differs=["DEPLOY-POD-TEMPLATE-HASH"])
+def _(mp):
+    """pod-template-hash in hexadecimal digits (the document names the label, not its alphabet)."""
+    mp.setattr(dp, "template_hash", lambda template: format(int(dp.fnv32a(repr(template).encode())), "x"))
+
+
+@fair("deployment-pods-named-by-ordinal", passes=DEPLOY_DOCUMENT_CLAUSES, differs=["DEPLOY-POD-TEMPLATE-HASH"])
+def _(mp):
+    """Pods are named <deployment>-<n>, the lowest number free in the namespace, so a pod that is
+    gone leaves its name to its replacement (generated names are the implementation's choice)."""
+    def plan(d, pods, now, seconds):
+        taken = {p["metadata"]["name"] for p in pods}
+        out = []
+        for action in _plan(d, pods, now, seconds):
+            if isinstance(action, dp.CreatePod):
+                n = next(i for i in range(len(taken) + 1) if f"{d['metadata']['name']}-{i}" not in taken)
+                name = f"{d['metadata']['name']}-{n}"
+                taken.add(name)
+                meta = {k: v for k, v in action.manifest["metadata"].items() if k != "generateName"}
+                action = dp.CreatePod({**action.manifest, "metadata": {**meta, "name": name}}, action.reason)
+            out.append(action)
+        return out
+    mp.setattr(dp, "plan", plan)

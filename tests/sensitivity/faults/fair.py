@@ -64,8 +64,8 @@ def _(mp):
 
 
 @fair("rollout-without-surge",
-      passes=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE", "DEPLOY-ONE-STALE-PER-PASS", "DEPLOY-STATUS-COUNTS",
-              "DEPLOY-AVAILABLE-CONDITION", "DEPLOY-MAX-UNAVAILABLE-DEFAULT", "DEPLOY-POD-TEMPLATE-HASH"],
+      passes=["DEPLOY-ONE-STALE-PER-PASS", "DEPLOY-SURPLUS-ORDER", "DEPLOY-AVAILABLE-CONDITION",
+              "DEPLOY-MAX-UNAVAILABLE-DEFAULT", "DEPLOY-POD-TEMPLATE-HASH"],
       differs=["DEPLOY-ROLLOUT-MAX-UNAVAILABLE"])
 def _(mp):
     """maxSurge is never used (the document does not name it): a rollout only deletes within the
