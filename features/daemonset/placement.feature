@@ -96,11 +96,13 @@ Feature: DaemonSet placement
   Rule: pods carry a controller-revision-hash label that follows the template
 
     Scenario: all pods share one hash, and pods of a changed template carry another
+      # the label is named by the document, its value is free: equal for one template, another
+      # for a changed one. Ruled out: a hash that ignores the template.
       Given these Ready nodes:
         | name  | memory |
         | esp-a | 200Ki  |
         | esp-b | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       Then the DaemonSet "d" pods carry one controller-revision-hash
       When the DaemonSet "d" template changes to image "kube32/app:2"

@@ -1,10 +1,12 @@
 @area-daemonset
 Feature: DaemonSet template updates
-  Under RollingUpdate (the default) a template change replaces pods node by node: at most
-  maxUnavailable nodes (default 1; a percentage of the matching nodes, rounded up) are without a
-  ready pod at a time, out-of-date pods that are not ready go first, and a node's new pod is created
-  only after its old pod has left the node. Under OnDelete nothing is replaced until the user deletes
-  a pod; the pod that comes back uses the new template.
+  Under RollingUpdate a template change replaces pods node by node: at most maxUnavailable nodes
+  (default 1; a percentage of the matching nodes, rounded up) are without a ready pod at a time,
+  out-of-date pods that are not ready go first, and a node's new pod is created only after its old
+  pod has left the node. Under OnDelete nothing is replaced until the user deletes a pod; the pod
+  that comes back uses the new template. The document names both strategies but not the default:
+  the scenarios that judge it say RollingUpdate; that a DaemonSet without updateStrategy rolls as
+  RollingUpdate (upstream's default) is our reading.
 
   Background:
     Given a kube32 control plane
@@ -19,7 +21,7 @@ Feature: DaemonSet template updates
         | esp-a | 200Ki  |
         | esp-b | 200Ki  |
         | esp-c | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       When the DaemonSet "d" template changes to image "kube32/app:2"
       And the DaemonSet "d" rollout is followed for at most 60 seconds
@@ -30,6 +32,20 @@ Feature: DaemonSet template updates
       And the DaemonSet "d" pod on node "esp-c" runs the new template
 
     @interpretation
+    Scenario: a DaemonSet without an update strategy rolls as under RollingUpdate
+      # Our reading (upstream's default): rules out OnDelete as the default (nothing would move).
+      Given these Ready nodes:
+        | name  | memory |
+        | esp-a | 200Ki  |
+        | esp-b | 200Ki  |
+      And the DaemonSet "d" is created
+      And the DaemonSet "d" pods are running and ready
+      When the DaemonSet "d" template changes to image "kube32/app:2"
+      And the DaemonSet "d" rollout is followed for at most 60 seconds
+      Then the DaemonSet "d" rollout completed
+      And the DaemonSet "d" rollout never had more than 1 node without a ready pod
+
+    @interpretation
     Scenario: nodes are taken in the order of their names
       # Nodes register as esp-c, esp-a, esp-b: ruled out: creation order, pod order.
       Given these Ready nodes:
@@ -37,7 +53,7 @@ Feature: DaemonSet template updates
         | esp-c | 200Ki  |
         | esp-a | 200Ki  |
         | esp-b | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       When the DaemonSet "d" template changes to image "kube32/app:2"
       And the DaemonSet "d" rollout is followed for at most 60 seconds
@@ -80,19 +96,20 @@ Feature: DaemonSet template updates
   Rule: out-of-date pods that are not ready are replaced before ready ones
 
     Scenario: the not-ready pod on the last node by name goes first
-      # Ruled out: name order regardless of readiness (esp-a first).
+      # Ruled out: name order regardless of readiness (esp-a first). The order of the ready ones
+      # after it (by name) is our reading.
       Given these Ready nodes:
         | name  | memory |
         | esp-a | 200Ki  |
         | esp-b | 200Ki  |
         | esp-c | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       And the DaemonSet "d" pod on node "esp-c" becomes not ready
       When the DaemonSet "d" template changes to image "kube32/app:2"
       And the DaemonSet "d" rollout is followed for at most 60 seconds
       Then the DaemonSet "d" rollout completed
-      And the DaemonSet "d" rollout replaced nodes in order "esp-c, esp-a, esp-b"
+      And the DaemonSet "d" rollout replaced node "esp-c" first, then nodes in order "esp-a, esp-b"
 
     @interpretation
     Scenario: not-ready pods are replaced even beyond maxUnavailable
@@ -103,7 +120,7 @@ Feature: DaemonSet template updates
         | esp-a | 200Ki  |
         | esp-b | 200Ki  |
         | esp-c | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       And the DaemonSet "d" pod on node "esp-b" becomes not ready
       And the DaemonSet "d" pod on node "esp-c" becomes not ready
@@ -119,7 +136,7 @@ Feature: DaemonSet template updates
       Given these Ready nodes:
         | name  | memory |
         | esp-a | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       And the DaemonSet "d" pod on node "esp-a" will be slow to terminate
       When the DaemonSet "d" template changes to image "kube32/app:2"
@@ -138,7 +155,7 @@ Feature: DaemonSet template updates
         | esp-a | 200Ki  |
         | esp-b | 200Ki  |
         | esp-c | 200Ki  |
-      And the DaemonSet "d" is created
+      And the DaemonSet "d" is created with update strategy "RollingUpdate"
       And the DaemonSet "d" pods are running and ready
       When the DaemonSet "d" template changes to image "kube32/app:2"
       And the DaemonSet "d" rollout is followed for at most 60 seconds

@@ -1,7 +1,8 @@
 @area-daemonset
 Feature: DaemonSet restart policy
   A DaemonSet's pods must always be restarted: the API server refuses a DaemonSet whose template
-  restartPolicy is anything but Always, with a 422 Invalid Status naming the field.
+  restartPolicy is anything but Always and stores nothing. Upstream's answer, a 422 Invalid Status
+  naming the field, is our reading (reference level).
 
   Background:
     Given a kube32 control plane

@@ -55,7 +55,9 @@ def ds_created_strategy(k32, name, strategy):
 
 @given(step('the DaemonSet "{name}" is created with maxUnavailable "{value}"'))
 def ds_created_max_unavailable(k32, name, value):
-    _ds_create(k32, name, max_unavailable=None if value in UNSET else value)
+    """Strategy RollingUpdate (said explicitly: the document does not name the default strategy),
+    with rollingUpdate.maxUnavailable ``value``, or without it when ``value`` is "default"."""
+    _ds_create(k32, name, strategy="RollingUpdate", max_unavailable=None if value in UNSET else value)
 
 
 @when(step('the DaemonSet "{name}" is created with restartPolicy "{policy}"'))
@@ -221,6 +223,19 @@ def ds_rollout_order(k32, name, order):
     seen = ", ".join("+".join(sorted(by_sample[s])) for s in sorted(by_sample))
     expected = ", ".join("+".join(sorted(g.split("+"))) for g in names(order))
     assert seen == expected, f"nodes were replaced in the order {seen!r}"
+
+
+@then(step('the DaemonSet "{name}" rollout replaced node "{node}" first, then nodes in order "{order}"'))
+def ds_rollout_first(k32, name, node, order):
+    """Document level ("replaces not-ready pods first"): no other node's pod was replaced before
+    ``node``'s. Reference level: the others followed in ``order`` (our reading: by name)."""
+    record = rollout(k32, name)
+    replaced = record["replaced"]
+    assert node in replaced, f"the pod on {node} was never replaced: {replaced}"
+    earlier = sorted(n for n, sample in replaced.items() if sample < replaced[node])
+    assert not earlier, f"{earlier} were replaced before {node} (samples {replaced})"
+    with k32.reference():
+        ds_rollout_order(k32, name, f"{node}, {order}")
 
 
 @then(parsers.re(r'the DaemonSet "(?P<name>[^"]+)" rollout never had more than (?P<n>\d+) nodes? '

@@ -236,3 +236,21 @@ def _(mp):
 @fault("job-accepts-restart-policy-always", breaks=["JOB-RESTART-POLICY"])
 def _(mp):
     mp.setattr(constants, "JOB_RESTART_POLICIES", ("Always", "OnFailure", "Never"))
+
+
+DS_DOCUMENT_CLAUSES = ["DS-ONE-POD-PER-NODE", "DS-HOSTNAME-SELECTOR", "DS-REVISION-HASH-LABEL", "DS-DELETE-ON-NODE-GONE",
+                       "DS-DELETE-ON-NODE-MISMATCH", "DS-ROLLING-NODE-BY-NODE", "DS-ROLLING-MAX-UNAVAILABLE",
+                       "DS-ROLLING-NOT-READY-FIRST", "DS-ROLLING-WAIT-TERMINATING", "DS-ONDELETE",
+                       "DS-RESTART-POLICY-ALWAYS", "DS-GC-ON-DELETE"]
+
+
+@fair("ds-default-strategy-ondelete", passes=DS_DOCUMENT_CLAUSES, differs=["DS-ROLLING-NODE-BY-NODE"])
+def _(mp):
+    """A DaemonSet that names no update strategy gets OnDelete (the document names both, not the default)."""
+    real = workload.default_daemonset
+
+    def default(ds):
+        if not ((ds.get("spec") or {}).get("updateStrategy") or {}).get("type"):
+            ds.setdefault("spec", {})["updateStrategy"] = {"type": daemonset_plan.ON_DELETE}
+        real(ds)
+    mp.setattr(workload, "default_daemonset", default)
