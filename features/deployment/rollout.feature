@@ -15,10 +15,12 @@ Feature: Rolling out a changed template
   @clause-DEPLOY-ONE-STALE-PER-PASS
   Rule: each pass replaces at most one stale pod
 
+    @interpretation
     Scenario: stale pods are deleted in different passes
       # Works on any clock: the kubelet keeps deleted pods Terminating, and each deletion is
       # stamped with its time. Rules out deleting every stale pod in one pass (one second for
-      # all three) and two per pass (two share a second).
+      # all three) and two per pass (two share a second). That the controller deletes gracefully
+      # (deletionTimestamp and deletionGracePeriodSeconds tell when) is upstream's way, ours.
       Given Deployment pods are kept terminating by their kubelets
       And the Deployment "web" is created with:
         """

@@ -30,8 +30,8 @@ Feature: Scaling a Deployment and deleting it
     Scenario: terminating pods are neither counted nor deleted again
       # The kubelet holds the deleted pods in Terminating. Rules out counting terminating pods
       # (the next pass would see 4 pods and delete the 2 live ones as well) and creating
-      # replacements for them (there would be 4 live pods again). The status counts are our
-      # reading (upstream's fields; the document names none of them).
+      # replacements for them (there would be 4 live pods again). Graceful deletion (2 pods left
+      # terminating) and the status counts are our reading (upstream's; the document says neither).
       Given Deployment pods are kept terminating by their kubelets
       And the Deployment "web" is created with 4 replicas
       When the deployment interval passes

@@ -2,7 +2,8 @@
 Feature: Job completions and parallelism
   A Job starts pods from its template until `completions` of them (default 1) have Succeeded, with
   at most `parallelism` (default 1) active at a time; then it gets the Complete condition and a
-  completionTime. Its status counts active, ready, succeeded and failed pods.
+  completionTime. The document names no status field besides the conditions: upstream's counters
+  of active, ready, succeeded and failed pods, startTime and completionTime are our reading.
 
   Background:
     Given a kube32 control plane

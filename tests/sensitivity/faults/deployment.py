@@ -11,8 +11,8 @@ import copy
 import secrets
 
 from kube32.reference.api import resources as api_resources
+from kube32.reference.controllers import deployment, deployment_status
 from kube32.reference.controllers import deployment_plan as dp
-from kube32.reference.controllers import deployment_status
 from kube32.reference.store import store as store_module
 from kube32.spec import constants, reasons
 from tests.sensitivity.registry import fair, fault
@@ -451,3 +451,15 @@ def _(mp):
             out.append(action)
         return out
     mp.setattr(dp, "plan", plan)
+
+
+@fair("deployment-deletes-pods-at-once", passes=DEPLOY_DOCUMENT_CLAUSES,
+      differs=["DEPLOY-ONE-STALE-PER-PASS", "DEPLOY-DELETE-SURPLUS"])
+def _(mp):
+    """The controller removes its pods outright (grace period 0), bound or not: the document does
+    not say it deletes gracefully, so no pod of it is ever seen terminating."""
+    def delete_pod(cp, pod, now):
+        meta = pod["metadata"]
+        if cp.store.head.try_get("pods", meta["namespace"], meta["name"]) is not None:
+            cp.store.delete("pods", meta["namespace"], meta["name"])
+    mp.setattr(deployment, "delete_pod", delete_pod)

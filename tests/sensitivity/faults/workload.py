@@ -254,3 +254,20 @@ def _(mp):
             ds.setdefault("spec", {})["updateStrategy"] = {"type": daemonset_plan.ON_DELETE}
         real(ds)
     mp.setattr(workload, "default_daemonset", default)
+
+
+JOB_DOCUMENT_CLAUSES = ["JOB-RUN-TO-COMPLETIONS", "JOB-PARALLELISM", "JOB-COMPLETE-CONDITION", "JOB-FAILED-POD-REPLACED",
+                        "JOB-BACKOFF-LIMIT", "JOB-BACKOFF-LIMIT-DEFAULT", "JOB-FAILED-DELETES-ACTIVE",
+                        "JOB-RESTART-POLICY", "JOB-ONFAILURE-RESTARTS-NOT-FAILURES", "JOB-GC-ON-DELETE"]
+
+
+@fair("job-status-names-only-conditions", passes=JOB_DOCUMENT_CLAUSES,
+      differs=["JOB-STATUS-COUNTS", "JOB-COMPLETE-CONDITION"])
+def _(mp):
+    """The Job's status holds the Complete / Failed conditions the document names and nothing else
+    (no pod counters, no startTime or completionTime)."""
+    real = job_plan.compute_status
+
+    def compute(job, pods, now, new_condition):
+        return {k: v for k, v in real(job, pods, now, new_condition).items() if k == "conditions"}
+    mp.setattr(job_plan, "compute_status", compute)
