@@ -103,6 +103,20 @@ def _(mp):
     mp.setattr(constants, "DAEMONSET_RESTART_POLICIES", ("Always", "OnFailure", "Never"))
 
 
+@fault("ds-refuses-restart-policy-always-when-written", breaks=["DS-RESTART-POLICY-ALWAYS"])
+def _(mp):
+    """A template that writes restartPolicy Always is refused (only a template leaving it out passes)."""
+    real = workload.admit
+
+    def admit(cp, res, obj, old, operation):
+        spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        if res == workload.DAEMONSETS and spec.get("restartPolicy") == "Always":
+            raise errors.Invalid.fields("DaemonSet", obj["metadata"].get("name", ""), [errors.field_cause(
+                "spec.template.spec.restartPolicy", "Always may not be written")], "apps")
+        real(cp, res, obj, old, operation)
+    mp.setattr(workload, "admit", admit)
+
+
 @fault("workload-no-owner-gc", breaks=["DS-GC-ON-DELETE", "JOB-GC-ON-DELETE"])
 def _(mp):
     mp.setattr(workload, "delete_orphans", lambda cp, owners, by_owner, now: None)
@@ -231,6 +245,11 @@ def _(mp):
                     for _ in range(c.get("restartCount", 0))]
         return [p for p in pods if job_plan.phase(p) == "Failed"] + restarts
     mp.setattr(job_plan, "failed_pods", failed_pods)
+
+
+@fault("job-refuses-restart-policy-on-failure", breaks=["JOB-RESTART-POLICY"])
+def _(mp):
+    mp.setattr(constants, "JOB_RESTART_POLICIES", ("Never",))
 
 
 @fault("job-accepts-restart-policy-always", breaks=["JOB-RESTART-POLICY"])
