@@ -116,3 +116,17 @@ def step(template: str):
     from pytest_bdd import parsers
 
     return parsers.parse(re.sub(r"\{(\w+)\}", r"{\1:Q}", template), extra_types=EXTRA_TYPES)
+
+
+def status_written(k32, check, what: str, interval: float):
+    """A status a controller writes about what its pass saw: in that pass at reference level (our
+    reading), and at document level one ``interval`` later at the latest (docs/REPORTS.md: a status
+    may lag the pass that caused it by one interval). Returns what ``check`` returned."""
+    written = False
+    with k32.reference():
+        result = k32.eventually(check, what)
+        written = True
+    if written:
+        return result
+    k32.timeline.advance(interval)
+    return k32.eventually(check, f"{what} (one interval later)")

@@ -16,7 +16,7 @@ import yaml
 from pytest_bdd import given, parsers, then, when
 
 from kube32.conformance.errors import ApiStatusError
-from kube32.conformance.steps._util import DEFAULT_IMAGE, labels, rows, step
+from kube32.conformance.steps._util import DEFAULT_IMAGE, labels, rows, status_written, step
 from kube32.spec import constants, timefmt
 
 HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"            # upstream's rand.SafeEncodeString alphabet
@@ -555,13 +555,14 @@ def spec_replicas(k32, name, n):
 
 def _condition_check(k32, name, ctype, status, reason, message=None):
     """The document names the Available and Progressing conditions, not their reasons or messages:
-    type and status at document level, upstream's reason and message at reference level."""
+    type and status at document level (written by the pass, or the next one), upstream's reason and
+    message at reference level."""
     def check():
         c = condition(get_deployment(k32, name), ctype)
         assert c is not None, f"no {ctype} condition"
         assert c.get("status") == status, f"{ctype} is {c.get('status')!r} with reason {c.get('reason')!r}"
         return c
-    k32.eventually(check, f'Deployment "{name}" condition {ctype}={status}')
+    status_written(k32, check, f'Deployment "{name}" condition {ctype}={status}', k32.profile.deployment_interval)
 
     def exact():
         c = check()

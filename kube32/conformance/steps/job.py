@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then, when
 
-from kube32.conformance.steps._util import rows, step
+from kube32.conformance.steps._util import rows, status_written, step
 from kube32.conformance.steps.workloads import (
     MAX_ROUNDS,
     active,
@@ -187,23 +187,26 @@ def job_condition(k32, name: str, ctype: str) -> dict | None:
 
 @then(step('the Job "{name}" has condition "{ctype}" "{status}"'))
 def job_has_condition(k32, name, ctype, status):
+    """Written by the pass that saw the Job finish, or the next one (a status may lag its pass)."""
     def check():
         cond = job_condition(k32, name, ctype)
         assert cond is not None and cond.get("status") == status, f"{ctype} condition is {cond}"
-    k32.eventually(check, f'Job "{name}" condition {ctype}={status}')
+    status_written(k32, check, f'Job "{name}" condition {ctype}={status}', k32.profile.workload_interval)
 
 
 @then(step('the Job "{name}" has condition "{ctype}" "{status}" with reason "{reason}" and message:'))
 def job_condition_reason(k32, name, ctype, status, reason, docstring):
-    """Status and reason (the document names BackoffLimitExceeded) at document level; the message,
-    which the document never quotes, at reference level."""
+    """Status and reason (the document names BackoffLimitExceeded) at document level, written by the
+    pass that saw the Job finish or the next one; the message, which the document never quotes, and
+    the condition in that same pass, at reference level."""
     def check():
         cond = job_condition(k32, name, ctype)
         assert cond is not None, f"no {ctype} condition"
         got = (cond.get("status"), cond.get("reason"))
         assert got == (status, reason), f"{ctype} condition is {got} ({cond.get('message')!r})"
         return cond.get("message")
-    message = k32.eventually(check, f'Job "{name}" condition {ctype}={status} ({reason})')
+    message = status_written(k32, check, f'Job "{name}" condition {ctype}={status} ({reason})',
+                             k32.profile.workload_interval)
     with k32.reference():
         assert message == docstring.strip(), f"the {ctype} condition says {message!r}, expected {docstring.strip()!r}"
 

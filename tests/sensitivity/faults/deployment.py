@@ -463,3 +463,17 @@ def _(mp):
         if cp.store.head.try_get("pods", meta["namespace"], meta["name"]) is not None:
             cp.store.delete("pods", meta["namespace"], meta["name"])
     mp.setattr(deployment, "delete_pod", delete_pod)
+
+
+@fair("deployment-status-lags-a-pass", passes=DEPLOY_DOCUMENT_CLAUSES,
+      differs=["DEPLOY-AVAILABLE-CONDITION", "DEPLOY-PROGRESSING-CONDITION"])
+def _(mp):
+    """Each pass writes the status the previous pass computed (a status may lag its pass)."""
+    computed: dict[str, dict] = {}
+
+    def compute(d, owned, now):
+        uid = d["metadata"]["uid"]
+        earlier = computed.get(uid, d.get("status") or {})
+        computed[uid] = _compute_status(d, owned, now)
+        return earlier
+    mp.setattr(deployment_status, "compute_status", compute)

@@ -290,3 +290,18 @@ def _(mp):
     def compute(job, pods, now, new_condition):
         return {k: v for k, v in real(job, pods, now, new_condition).items() if k == "conditions"}
     mp.setattr(job_plan, "compute_status", compute)
+
+
+@fair("job-status-lags-a-pass", passes=JOB_DOCUMENT_CLAUSES,
+      differs=["JOB-COMPLETE-CONDITION", "JOB-BACKOFF-LIMIT"])
+def _(mp):
+    """Each pass writes the status the previous pass computed (a status may lag its pass)."""
+    real = job_plan.compute_status
+    computed: dict[str, dict] = {}
+
+    def compute(job, pods, now, new_condition):
+        uid = job["metadata"]["uid"]
+        earlier = computed.get(uid, job.get("status") or {})
+        computed[uid] = real(job, pods, now, new_condition)
+        return earlier
+    mp.setattr(job_plan, "compute_status", compute)
