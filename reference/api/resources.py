@@ -130,10 +130,9 @@ def dry_run() -> bool:
 
 
 # -- reads --------------------------------------------------------------------------------
-def _read_all(cp, r: Resource, ns: str | None, writing: bool = False) -> list[dict]:
+def _read_all(cp, r: Resource, ns: str | None, writing: bool = False, terms: dict | None = None) -> list[dict]:
     """What a list reads: durable objects, or with ``writing`` (a deletecollection, under the store
-    lock) the head the store's writers see."""
-    terms = selectors.equality_terms(request.args.get("labelSelector"))
+    lock) the head the store's writers see; ``terms``: label equalities that narrow it."""
     view = cp.views.get(r.key)
     if view is not None:   # views narrow by the equality terms too (the full selector is applied after)
         return view.list(ns, selector=terms or None)
@@ -167,20 +166,33 @@ def render(cp, r: Resource, obj: dict, code: int = 200) -> Response:
     return jsonify(obj, code)
 
 
-def selected(cp, t: Target, writing: bool = False) -> list[dict]:
+def selection() -> Callable[[dict], bool]:
+    """The request's labelSelector and fieldSelector as one predicate over an object (its label
+    equalities in ``.terms``). Parsed before any store lock: a hostile selector costs nothing there."""
+    labels = selectors.parse_label_selector(request.args.get("labelSelector"))
+    fields = selectors.parse_field_selector(request.args.get("fieldSelector"))
+
+    def chosen(obj: dict) -> bool:
+        return labels(obj.get("metadata", {}).get("labels")) and fields(obj)
+
+    chosen.terms = labels.equalities()
+    return chosen
+
+
+def selected(cp, t: Target, writing: bool = False, chosen: Callable[[dict], bool] | None = None) -> list[dict]:
     """The objects of a collection request, narrowed by labelSelector and fieldSelector."""
-    label_pred = selectors.parse_label_selector(request.args.get("labelSelector"))
-    field_pred = selectors.parse_field_selector(request.args.get("fieldSelector"))
-    return [o for o in _read_all(cp, t.resource, t.namespace, writing)
-            if label_pred(o.get("metadata", {}).get("labels")) and field_pred(o)]
+    chosen = chosen or selection()
+    return [o for o in _read_all(cp, t.resource, t.namespace, writing, chosen.terms) if chosen(o)]
 
 
 def list_objects(t: Target) -> Response:
     cp = _cp()
     r = t.resource
+    chosen = selection()
     with cp.store.lock:
         rv = cp.store.resource_version
-        items = selected(cp, t)
+        items = _read_all(cp, r, t.namespace, terms=chosen.terms)
+    items = [o for o in items if chosen(o)]         # stored objects are immutable: matched outside the lock
     if tables.wants_table():
         return tables.response(cp, r, items, single=False, resource_version=str(rv))
     return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
@@ -499,8 +511,9 @@ def delete_collection(t: Target) -> Response:
     writable(cp, r)
     options = delete_options()
     dry = dry_run()
+    chosen = selection()
     with cp.store.lock:
-        items = [copy.deepcopy(o) for o in selected(cp, t, writing=True)]
+        items = [copy.deepcopy(o) for o in selected(cp, t, writing=True, chosen=chosen)]
         gone = [_remove(cp, r, o, options, dry) for o in items]
         rv = cp.store.head.resource_version
     return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,

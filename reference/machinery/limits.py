@@ -228,3 +228,12 @@ def quantity_problem(q: object) -> str | None:
         return "must fit a signed 64-bit count of its unit (at most 9223372036854775807)"
     return None
 
+
+
+# -- query parameters ----------------------------------------------------------------------
+# A label or field selector of a request: at most this many characters (a selector names a few
+# labels; a Deployment's is tens of characters) and this many requirements, so reading it and
+# matching each listed object against it cost a bounded amount. Upstream bounds neither beyond
+# the request line's size; these are the reference's own.
+MAX_SELECTOR_BYTES = 4096
+MAX_SELECTOR_REQUIREMENTS = 100

@@ -67,6 +67,10 @@ def label_key_problem(key: str) -> str | None:
     return None
 
 
+def label_value_ok(value: str) -> bool:
+    return len(value) <= LABEL_MAX and _LABEL_VALUE.fullmatch(value) is not None
+
+
 def validate_labels(labels: dict, path: str = "metadata.labels") -> list[dict]:
     out = []
     for key, value in labels.items():

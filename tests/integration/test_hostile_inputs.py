@@ -207,6 +207,21 @@ def test_deployment_selector_is_immutable(server):
     assert_status(out, 422, "Invalid", "spec.selector", "field is immutable")
 
 
+# -- query parameters ---------------------------------------------------------------------
+@pytest.mark.parametrize("query, fragment", [
+    ("labelSelector=" + "+" * 60_000 + "%23", "the limit is"),          # 60,000 spaces and a '#'
+    ("labelSelector=" + "+" * 4_000 + "%23", "unable to parse requirement"),
+    ("fieldSelector=" + "a%3D" * 10_000, "the limit is"),
+    ("labelSelector=" + "%2C".join(f"k{i}" for i in range(101)), "at most 100 requirements"),
+], ids=["label-60000", "label-4000", "field-20000", "label-101-terms"])
+def test_selectors_are_bounded_and_read_in_linear_time(server, query, fragment):
+    for path in (PODS, "/api/v1/endpoints"):            # stored objects and a computed view
+        for watch in ("", "&watch=true"):
+            out = unchanged(server, "GET", f"{path}?{query}{watch}")
+            assert_status(out, 400, "BadRequest", fragment)
+            assert out.seconds < 5, "a selector must be judged without backtracking"
+
+
 # -- watch and clock ------------------------------------------------------------------------
 def test_watch_from_a_future_resource_version_is_an_error(server):
     ahead = rv(server) + 1000
