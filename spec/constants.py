@@ -27,6 +27,11 @@ NAMED_BUS_PREFIXES = {"esp32.io/i2c": "esp32.io/i2c", "esp32.io/uart": "esp32.io
 IGNORED_RESOURCE_PREFIXES = ("hardware.kube32.io/",)
 GPIO_PIN_CLAIM_PATTERN = r"^esp32\.io/gpio-\d+$"
 
+# Upstream's generated names and template hashes (apimachinery util/rand): an alphabet without
+# vowels or 0, 1, 3, and the length of a generateName suffix.
+SAFE_ENCODE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+GENERATED_SUFFIX_LENGTH = 5
+
 # Node lifecycle: taints and namespace.
 TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
 TAINT_NOT_READY = "node.kubernetes.io/not-ready"

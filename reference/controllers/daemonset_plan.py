@@ -20,6 +20,7 @@ import copy
 import dataclasses
 import math
 
+from kube32.reference.machinery.conditions import is_ready
 from kube32.reference.machinery.defaults import add_default_tolerations
 from kube32.reference.machinery.hashing import fnv32a, safe_encode, template_hash  # noqa: F401 (faults patch these names here)
 from kube32.spec import constants
@@ -46,15 +47,8 @@ def is_finished(pod: dict) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def is_ready(pod: dict) -> bool:
-    """Ready condition True (minReadySeconds is 0, so ready and available are the same)."""
-    for c in (pod.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return c.get("status") == "True"
-    return False
-
-
 def is_available(pod: dict) -> bool:
+    """Ready (minReadySeconds is 0, so ready and available are the same), not leaving."""
     return not is_terminating(pod) and not is_finished(pod) and is_ready(pod)
 
 

@@ -34,6 +34,7 @@ import dataclasses
 import math
 
 from kube32.reference.machinery import limits
+from kube32.reference.machinery.conditions import is_ready, ready_condition
 from kube32.reference.machinery.defaults import add_default_tolerations
 from kube32.reference.machinery.hashing import fnv32a, safe_encode, template_hash  # noqa: F401 (faults patch these names here)
 from kube32.spec import constants, timefmt
@@ -167,18 +168,6 @@ def is_finished(pod: dict) -> bool:
 
 def is_bound(pod: dict) -> bool:
     return bool((pod.get("spec") or {}).get("nodeName"))
-
-
-def ready_condition(pod: dict) -> dict | None:
-    for c in (pod.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return c
-    return None
-
-
-def is_ready(pod: dict) -> bool:
-    c = ready_condition(pod)
-    return c is not None and c.get("status") == "True"
 
 
 def is_available(pod: dict, min_ready: float, now: float) -> bool:

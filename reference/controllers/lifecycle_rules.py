@@ -26,6 +26,7 @@ import dataclasses
 import enum
 
 from kube32.reference.machinery import defaults
+from kube32.reference.machinery.conditions import ready_condition
 from kube32.spec import constants, reasons, timefmt
 
 NO_SCHEDULE = "NoSchedule"
@@ -130,13 +131,6 @@ def next_change(last: float, threshold: float, noexecute_delay: float, state: He
 
 
 # -- node conditions and taints -------------------------------------------------------------------
-def ready_condition(node: dict) -> dict | None:
-    for c in (node.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return c
-    return None
-
-
 def marked_unknown(node: dict) -> bool:
     """Ready=Unknown with our reason: this controller timed the node out."""
     ready = ready_condition(node)
@@ -236,7 +230,7 @@ def settles(state: Health) -> bool:
 
 
 # -- tolerations and eviction ---------------------------------------------------------------------
-def tolerates(toleration: dict, taint: dict) -> bool:
+def toleration_matches(toleration: dict, taint: dict) -> bool:
     """Upstream ToleratesTaint: effect empty or equal; key empty or equal; Exists, or Equal with the
     same value."""
     effect = toleration.get("effect") or ""
@@ -258,7 +252,7 @@ def eviction_deadline(tolerations: list[dict], taint: dict, time_added: float) -
     ``timeAdded``: no match -> at once; any tolerationSeconds <= 0 -> at once; none declares
     tolerationSeconds -> never; else timeAdded + the smallest tolerationSeconds.
     """
-    used = [t for t in tolerations or [] if tolerates(t, taint)]
+    used = [t for t in tolerations or [] if toleration_matches(t, taint)]
     if not used:
         return float("-inf")
     seconds = [t["tolerationSeconds"] for t in used if t.get("tolerationSeconds") is not None]

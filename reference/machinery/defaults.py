@@ -17,7 +17,7 @@ from kube32.spec import constants
 DEFAULT_TOLERATION_KEYS = (constants.TAINT_NOT_READY, constants.TAINT_UNREACHABLE)
 
 
-def tolerates(tolerations: list[dict], key: str, effect: str = "NoExecute") -> bool:
+def already_tolerates(tolerations: list[dict], key: str, effect: str = "NoExecute") -> bool:
     """True when some toleration already covers taint ``key:effect`` (empty key / effect = any;
     the operator is not looked at, as upstream)."""
     return any(
@@ -32,7 +32,7 @@ def add_default_tolerations(pod: dict, seconds: float | None) -> dict:
     spec = pod.setdefault("spec", {})
     tolerations = list(spec.get("tolerations") or [])
     for key in DEFAULT_TOLERATION_KEYS:
-        if tolerates(tolerations, key):
+        if already_tolerates(tolerations, key):
             continue
         toleration = {"key": key, "operator": "Exists", "effect": "NoExecute"}
         if seconds is not None:

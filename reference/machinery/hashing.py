@@ -9,8 +9,11 @@ changes with the template, and uses upstream's alphabet ([4-9bcdf] for the digit
 from __future__ import annotations
 
 import json
+import secrets
 
-SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"          # k8s.io/apimachinery/pkg/util/rand
+from kube32.spec import constants
+
+ALPHABET = constants.SAFE_ENCODE_ALPHABET
 
 
 def fnv32a(data: bytes) -> int:
@@ -21,9 +24,15 @@ def fnv32a(data: bytes) -> int:
     return h
 
 
-def safe_encode(text: str) -> str:
-    """Upstream's rand.SafeEncodeString: each character mapped into a vowel-free alphabet."""
-    return "".join(SAFE_ALPHABET[ord(c) % len(SAFE_ALPHABET)] for c in text)
+def safe_encode(text: str | bytes) -> str:
+    """Upstream's rand.SafeEncodeString: each character (or byte) mapped into a vowel-free alphabet."""
+    codes = text if isinstance(text, bytes) else map(ord, text)
+    return "".join(ALPHABET[code % len(ALPHABET)] for code in codes)
+
+
+def random_suffix() -> str:
+    """A generateName suffix: upstream's rand.String of that alphabet."""
+    return "".join(secrets.choice(ALPHABET) for _ in range(constants.GENERATED_SUFFIX_LENGTH))
 
 
 def template_hash(template: dict) -> str:

@@ -24,11 +24,9 @@ import hashlib
 import json
 import uuid
 
+from kube32.reference.machinery import conditions, hashing
 from kube32.spec import constants
 
-# Characters upstream uses for generated name suffixes (apimachinery utilrand: no vowels, no 0/1/3).
-_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_SUFFIX_LEN = 5
 _UID_NAMESPACE = uuid.UUID("6f1c3d0e-8a52-4c1b-9c1e-32e5b0c0e532")
 DEFAULT_PROTOCOL = "TCP"
 
@@ -67,16 +65,9 @@ def is_candidate(pod: dict) -> bool:
     return pod_ip(pod) is not None and not is_terminating(pod)
 
 
-def ready_condition(pod: dict) -> bool:
-    for cond in (pod.get("status") or {}).get("conditions") or []:
-        if cond.get("type") == "Ready":
-            return cond.get("status") == "True"
-    return False
-
-
 def is_ready(pod: dict) -> bool:
     """Endpoints ``addresses`` / EndpointSlice ``ready``: Running and Ready."""
-    return (pod.get("status") or {}).get("phase") == "Running" and ready_condition(pod)
+    return (pod.get("status") or {}).get("phase") == "Running" and conditions.is_ready(pod)
 
 
 def is_serving(pod: dict) -> bool:
@@ -267,8 +258,7 @@ def slice_name(service_name: str, key: tuple) -> str:
     """``<service>-<5 characters>``: shaped like upstream's generateName result, but derived from
     the slice's (address type, port mapping, chunk number) so it is the same on every read."""
     digest = hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).digest()
-    suffix = "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:_SUFFIX_LEN])
-    return f"{service_name}-{suffix}"
+    return f"{service_name}-{hashing.safe_encode(digest[:constants.GENERATED_SUFFIX_LENGTH])}"
 
 
 def slice_endpoint(service: dict, pod: dict, zone: str | None) -> dict:

@@ -19,7 +19,7 @@ from kube32.conformance.errors import ApiStatusError
 from kube32.conformance.steps._util import DEFAULT_IMAGE, labels, rows, status_written, step
 from kube32.spec import constants, timefmt
 
-HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"            # upstream's rand.SafeEncodeString alphabet
+HASH_ALPHABET = constants.SAFE_ENCODE_ALPHABET
 HASH_PATTERN = re.compile(rf"^[{HASH_ALPHABET}]{{1,10}}$")
 NAME = r'"(?P<name>[^"]*)"'
 COUNT_FIELDS = ("replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas",

@@ -8,6 +8,7 @@ The verdict depends only on the node object, so it is memoised per node resource
 
 from __future__ import annotations
 
+from kube32.reference.machinery.conditions import ready_condition
 from kube32.reference.scheduler import framework
 from kube32.spec import reasons
 
@@ -15,14 +16,6 @@ NAME = "NodeReadiness"
 REASON_UNSCHEDULABLE = reasons.REASON_UNSCHEDULABLE
 REASON_UNKNOWN_CONDITION = reasons.REASON_UNKNOWN_CONDITION
 REASON_NOT_READY = reasons.REASON_NOT_READY
-
-
-def ready_condition(node: dict) -> dict | None:
-    """The node's Ready condition, or None when it has no status or no such condition."""
-    for condition in (node.get("status") or {}).get("conditions") or []:
-        if isinstance(condition, dict) and condition.get("type") == "Ready":
-            return condition
-    return None
 
 
 def check(node: dict) -> framework.Status | None:

@@ -20,8 +20,8 @@ ADDED = 1000.0
     ({"key": constants.TAINT_UNREACHABLE, "operator": "Equal", "value": "", "effect": "NoExecute"}, True),
     ({"key": constants.TAINT_UNREACHABLE, "value": "x", "effect": "NoExecute"}, False),  # Equal by default
 ])
-def test_tolerates(toleration, expected):
-    assert rules.tolerates(toleration, TAINT) is expected
+def test_toleration_matches(toleration, expected):
+    assert rules.toleration_matches(toleration, TAINT) is expected
 
 
 def tol(seconds=None, key=constants.TAINT_UNREACHABLE):

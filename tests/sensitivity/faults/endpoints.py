@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from kube32.reference import errors
 from kube32.reference.api import resources as api_resources
+from kube32.reference.machinery import conditions
 from kube32.reference.views import endpoint_rules as rules
 from kube32.reference.views import endpoints as views
 from kube32.spec import constants
@@ -155,8 +156,8 @@ def _(mp):
 @fault("endpoints-ready-by-condition-alone", breaks=["EP-NOT-READY-ADDRESSES"])
 def _(mp):
     """Ready is the Ready condition alone: a pod reporting Ready while still Pending is an address."""
-    mp.setattr(rules, "is_ready", rules.ready_condition)
-    mp.setattr(rules, "is_serving", rules.ready_condition)
+    mp.setattr(rules, "is_ready", conditions.is_ready)
+    mp.setattr(rules, "is_serving", conditions.is_ready)
 
 
 @fault("endpointslices-ready-but-not-serving", breaks=["EP-READY-ADDRESSES"])
@@ -306,7 +307,7 @@ def _(mp):
     when false."""
     def upstream(service, pod, zone):
         e = _slice_endpoint(service, pod, zone)
-        e["conditions"]["serving"] = rules.ready_condition(pod)
+        e["conditions"]["serving"] = conditions.is_ready(pod)
         if not e["conditions"]["terminating"]:
             del e["conditions"]["terminating"]
         return e

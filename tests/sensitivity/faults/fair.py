@@ -30,8 +30,8 @@ def _(mp):
     no admitted pod lacks a matching toleration, and the scenarios that need one say so."""
     def tolerates(tolerations, key, effect="NoExecute"):
         taint = {"key": key, "effect": effect}
-        return any(lifecycle_rules.tolerates(t, taint) for t in tolerations or [])
-    mp.setattr(defaults, "tolerates", tolerates)
+        return any(lifecycle_rules.toleration_matches(t, taint) for t in tolerations or [])
+    mp.setattr(defaults, "already_tolerates", tolerates)
 
 
 @fair("no-status-reported-as-not-ready",

@@ -32,7 +32,7 @@ _first_sight = rules.first_sight
 _plan_node = rules.plan_node
 _remove_unreachable_taints = rules.remove_unreachable_taints
 _add_default_tolerations = defaults.add_default_tolerations
-_tolerates_default = defaults.tolerates
+_tolerates_default = defaults.already_tolerates
 _evict = node_lifecycle.NodeLifecycleController.evict
 _evict_pods = node_lifecycle.NodeLifecycleController.evict_pods
 _reconcile = node_lifecycle.NodeLifecycleController.reconcile
@@ -182,7 +182,7 @@ def _(mp):
 @fault("untolerating-pods-stay", breaks=["NODE-EVICT-NO-TOLERATION"])
 def _(mp):
     def lenient(tolerations, taint, time_added):
-        if not any(rules.tolerates(t, taint) for t in tolerations or []):
+        if not any(rules.toleration_matches(t, taint) for t in tolerations or []):
             return None
         return _eviction_deadline(tolerations, taint, time_added)
     mp.setattr(rules, "eviction_deadline", lenient)
@@ -237,7 +237,7 @@ def _(mp):
 @fault("largest-toleration-wins", breaks=["NODE-EVICT-AT-TOLERATION-EXPIRY"], level="reference")
 def _(mp):
     def largest(tolerations, taint, time_added):
-        used = [t for t in tolerations or [] if rules.tolerates(t, taint)]
+        used = [t for t in tolerations or [] if rules.toleration_matches(t, taint)]
         seconds = [t["tolerationSeconds"] for t in used if t.get("tolerationSeconds") is not None]
         if used and seconds and min(seconds) > 0:
             return time_added + max(seconds)
@@ -454,7 +454,7 @@ def _(mp):
 
 @fault("default-tolerations-added-blindly", breaks=["NODE-DEFAULT-TOLERATIONS-ONLY-MISSING"])
 def _(mp):
-    mp.setattr(defaults, "tolerates", lambda tolerations, key, effect="NoExecute": False)
+    mp.setattr(defaults, "already_tolerates", lambda tolerations, key, effect="NoExecute": False)
 
 
 @fault("controllers-skip-default-tolerations", breaks=["NODE-DEFAULT-TOLERATIONS-CONTROLLERS"])
