@@ -70,5 +70,5 @@ def test_the_document_view_links_each_scenario_dot_to_its_record():
     [(section, shown)] = html._sentence_sections(units, {r.nodeid: r for r in runs})
     assert section == "Endpoints and EndpointSlices"
     dot = shown[0]["statements"][0]["sides"][0]["scenarios"][0]
-    assert dot["anchor"] == html.anchor(runs[0]) and dot["verdict"] == "failed"
+    assert dot["anchor"] == "sc-e-f-one" and dot["verdict"] == "failed"
     assert shown[0]["anchor"] == "endpoints-and-endpointslices-item-1"

@@ -130,3 +130,15 @@ def status_written(k32, check, what: str, interval: float):
         return result
     k32.timeline.advance(interval)
     return k32.eventually(check, f"{what} (one interval later)")
+
+
+def assert_made_from(pods: list[dict], template: dict) -> None:
+    """Every pod carries the template's labels and runs its containers (name and image): what a
+    controller's "from the template" means black-box."""
+    want_labels = (template.get("metadata") or {}).get("labels") or {}
+    want = [(c["name"], c["image"]) for c in template["spec"]["containers"]]
+    for pod in pods:
+        got_labels = pod["metadata"].get("labels") or {}
+        assert want_labels.items() <= got_labels.items(), f"{pod['metadata']['name']} is labelled {got_labels}"
+        got = [(c.get("name"), c.get("image")) for c in pod["spec"].get("containers") or []]
+        assert got == want, f"{pod['metadata']['name']} runs {got}, the template {want}"

@@ -50,6 +50,11 @@ def named_duration_passes(k32, name):
         k32.timeline.advance(seconds)
 
 
+@when(parsers.re(r"(?P<n>\d+) (?P<name>deployment|workload|reconcile) intervals pass"))
+def intervals_pass(k32, n, name):
+    k32.timeline.advance(int(n) * float(getattr(k32.profile, NAMED_DURATIONS[f"{name} interval"])))
+
+
 @when("the control plane restarts")
 @needs("restart")
 def control_plane_restarts(k32):

@@ -16,7 +16,7 @@ import yaml
 from pytest_bdd import given, parsers, then, when
 
 from kube32.conformance.errors import ApiStatusError
-from kube32.conformance.steps._util import DEFAULT_IMAGE, labels, rows, status_written, step
+from kube32.conformance.steps._util import DEFAULT_IMAGE, assert_made_from, labels, rows, status_written, step
 from kube32.spec import constants, timefmt
 
 HASH_ALPHABET = constants.SAFE_ENCODE_ALPHABET
@@ -290,6 +290,31 @@ def has_pods_of_image(k32, name, n, image):
     k32.eventually(check, f'Deployment "{name}" with {n} pods of {image}')
 
 
+@then(parsers.re(rf"the Deployment {NAME} has at least (?P<n>\d+) pods? with the pod-template-hash \"(?P<key>[^\"]+)\""))
+def at_least_remembered_hash(k32, name, n, key):
+    old = k32.notes[f"hash:{key}"]
+
+    def check():
+        pods = pods_of(k32, name)
+        kept = [p for p in pods if pod_hash(p) == old]
+        assert len(kept) >= int(n), f"{len(kept)} carry the pod-template-hash {old!r}: {describe(pods)}"
+    k32.eventually(check, f'Deployment "{name}" with {n} pods of pod-template-hash {old}')
+
+
+@when(step('the Deployment "{name}" rolls on until it runs a pod of image "{image}"'))
+def rolls_until(k32, name, image):
+    """Deployment intervals pass, one at a time (at most ten), the kubelets starting what is bound,
+    until a pod of the image runs: however the target paces a rollout, it stands mid-rollout here."""
+    for _ in range(10):
+        k32.timeline.advance(k32.profile.deployment_interval)
+        for pod in pending_bound(pods_of(k32, name)):
+            k32.kubelet_of(pod).start_pod(pod["metadata"]["name"], k32.ns, known=pod)
+        if any(image_of(p) == image for p in pods_of(k32, name)):
+            return
+    raise AssertionError(f'the Deployment "{name}" runs no pod of {image} after ten intervals: '
+                         f"{describe(pods_of(k32, name))}")
+
+
 @then(parsers.re(rf"the Deployment {NAME} has (?P<n>\d+) terminating pods?"))
 def has_terminating(k32, name, n):
     """Reference level: that the controller deletes its pods gracefully (a bound pod stays
@@ -335,18 +360,9 @@ def not_the_deleted_one(k32, name):
 
 @then(step('the Deployment "{name}" pods are made from its template'))
 def made_from_template(k32, name):
-    """Every pod carries the template's labels and runs its containers (name and image)."""
     tmpl = get_deployment(k32, name)["spec"]["template"]
-    want_labels = (tmpl.get("metadata") or {}).get("labels") or {}
-    want = [(c["name"], c["image"]) for c in tmpl["spec"]["containers"]]
-
-    def check():
-        for pod in _some(pods_of(k32, name)):
-            got_labels = pod["metadata"].get("labels") or {}
-            assert want_labels.items() <= got_labels.items(), f"{pod['metadata']['name']} is labelled {got_labels}"
-            got = [(c.get("name"), c.get("image")) for c in pod["spec"].get("containers") or []]
-            assert got == want, f"{pod['metadata']['name']} runs {got}, the template {want}"
-    k32.eventually(check, f'Deployment "{name}" pods made from its template')
+    k32.eventually(lambda: assert_made_from(_some(pods_of(k32, name)), tmpl),
+                   f'Deployment "{name}" pods made from its template')
 
 
 @then(step('the Deployment "{name}" pods are controlled by it'))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then, when
 
-from kube32.conformance.steps._util import rows, status_written, step
+from kube32.conformance.steps._util import assert_made_from, rows, status_written, step
 from kube32.conformance.steps.workloads import (
     MAX_ROUNDS,
     active,
@@ -152,18 +152,9 @@ def job_has_total(k32, name, n):
 
 @then(step('the Job "{name}" pods are made from its template'))
 def job_pods_from_template(k32, name):
-    """Every pod of the Job carries the template's labels and runs its containers (name and image)."""
-    job = k32.api.get("Job", k32.name(name), k32.ns)
-    tmpl = job["spec"]["template"]
-    want_labels = (tmpl.get("metadata") or {}).get("labels") or {}
-    want = [(c["name"], c["image"]) for c in tmpl["spec"]["containers"]]
     pods = owned_pods(k32, "Job", name)
     assert pods, f'the Job "{name}" has no pods'
-    for pod in pods:
-        labels = pod["metadata"].get("labels") or {}
-        assert want_labels.items() <= labels.items(), f"pod {pod['metadata']['name']} labels are {labels}"
-        got = [(c.get("name"), c.get("image")) for c in pod["spec"].get("containers") or []]
-        assert got == want, f"pod {pod['metadata']['name']} runs {got}, the template {want}"
+    assert_made_from(pods, k32.api.get("Job", k32.name(name), k32.ns)["spec"]["template"])
 
 
 @then(step('the Job "{name}" status shows:'))

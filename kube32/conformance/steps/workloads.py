@@ -195,12 +195,14 @@ def accepted(k32, kind, name):
 def delete_owner(k32, kind: str, name: str) -> None:
     """Delete a DaemonSet or Job, remembering the pods of every owner of that kind in the scenario
     at that moment (whose pods go with it, and whose stay, are judged against them)."""
-    before = notes(k32, "owned-before-delete")
+    snapshot: dict[tuple[str, str], list[dict]] = {}
     for pod in k32.api.list("Pod", k32.ns):
+        if terminating(pod):          # already going: not what a later check may expect to stay
+            continue
         for ref in pod["metadata"].get("ownerReferences") or []:
             if ref.get("kind") == kind:
-                before.setdefault((kind, ref.get("name")), []).append(pod)
-    before[(kind, name)] = owned_pods(k32, kind, name)
+                snapshot.setdefault((kind, ref.get("name")), []).append(pod)
+    notes(k32, "owned-before-delete").update(snapshot)      # keyed by the owners' names on the target
     k32.api.delete(kind, k32.name(name), k32.ns)
 
 
@@ -220,7 +222,7 @@ def pods_kept(k32, kind, name):
 
 @then(parsers.re(r'the (?P<kind>DaemonSet|Job) "(?P<name>[^"]+)" pods are all gone or terminating'))
 def pods_gone(k32, kind, name):
-    before = notes(k32, "owned-before-delete").get((kind, name), [])
+    before = notes(k32, "owned-before-delete").get((kind, k32.name(name)), [])
     assert before, f'the {kind} "{name}" had no pods when it was deleted, so this proves nothing'
 
     def check():

@@ -477,3 +477,20 @@ def _(mp):
         computed[uid] = _compute_status(d, owned, now)
         return earlier
     mp.setattr(deployment_status, "compute_status", compute)
+
+
+@fair("deployment-replaces-next-pass", passes=DEPLOY_DOCUMENT_CLAUSES, differs=["DEPLOY-ONE-STALE-PER-PASS"])
+def _(mp):
+    """'Replaces one stale pod per pass' as delete in this pass, create in the next: a stale pod's
+    replacement comes with the following pass's "creates missing pods"."""
+    def plan(*args):
+        actions = _plan(*args)
+        later = sum(1 for a in actions if isinstance(a, dp.DeletePod) and a.reason == "stale")
+        out = []
+        for a in actions:       # as many creates fewer as stale pods went: the next pass finds them missing
+            if isinstance(a, dp.CreatePod) and later:
+                later -= 1
+                continue
+            out.append(a)
+        return out
+    mp.setattr(dp, "plan", plan)
