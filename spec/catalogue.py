@@ -12,13 +12,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Iterator
-from importlib import resources
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import AfterValidator, Field, StringConstraints, ValidationError, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
-from kube32.spec.strict import DuplicateKey, Strict, problems, read_yaml
+from kube32.spec.strict import Strict, area_files, read_model
 
 __all__ = ["AREAS", "Catalogue", "CatalogueError", "Clause", "ID_PATTERN", "LEVELS", "load", "parse"]
 
@@ -109,18 +107,7 @@ def _clause_names(data: dict) -> Any:
 
 def parse(text: str, source: str = "<string>", *, expected_area: str | None = None) -> list[Clause]:
     """Clauses of one area file. ``expected_area`` (the file stem) must equal its ``area`` key."""
-    try:
-        data = read_yaml(text)
-    except yaml.YAMLError as exc:
-        raise CatalogueError(f"{source}: not valid YAML: {exc}") from exc
-    except DuplicateKey as exc:
-        raise CatalogueError(f"{source}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise CatalogueError(f"{source}: expected a mapping of area, section, clauses; got {type(data).__name__}")
-    try:
-        parsed = AreaFile.model_validate(data)
-    except ValidationError as exc:
-        raise CatalogueError("; ".join(f"{source}: {p}" for p in problems(exc, _clause_names(data)))) from None
+    parsed = read_model(AreaFile, text, source, CatalogueError, "area, section, clauses", _clause_names)
     if expected_area is not None and parsed.area != expected_area:
         raise CatalogueError(f"{source}: area {parsed.area!r} does not match the file name {expected_area!r}")
     return [Clause(area=parsed.area, section=parsed.section, **dict(entry)) for entry in parsed.clauses]
@@ -168,15 +155,5 @@ class Catalogue:
 
 def load(package: str = "kube32.spec") -> Catalogue:
     """Every ``<package>/clauses/<area>.yaml``, checked strictly."""
-    root = resources.files(package) / "clauses"
-    entries = sorted((e for e in root.iterdir() if e.name.endswith((".yaml", ".yml"))), key=lambda e: e.name)
-    stems = {e.name.rsplit(".", 1)[0]: e for e in entries}
-    unknown = sorted(set(stems) - set(AREAS))
-    if unknown:
-        raise CatalogueError(f"clause files for unknown areas: {unknown}")
-    clauses: list[Clause] = []
-    for area in AREAS:
-        if area in stems:
-            entry = stems[area]
-            clauses += parse(entry.read_text(encoding="utf-8"), f"clauses/{entry.name}", expected_area=area)
-    return Catalogue(clauses)
+    return Catalogue([clause for area, source, text in area_files(package, "clauses", AREAS, CatalogueError)
+                      for clause in parse(text, source, expected_area=area)])

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from importlib import resources
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-__all__ = ["DuplicateKey", "Strict", "problems", "read_yaml"]
+__all__ = ["DuplicateKey", "Strict", "area_files", "problems", "read_model", "read_yaml"]
 
 
 class Strict(BaseModel):
@@ -75,3 +76,34 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 def read_yaml(text: str):
     """Safe YAML; ``yaml.YAMLError`` when it is not YAML, ``DuplicateKey`` when a mapping repeats a key."""
     return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def read_model(model: type[BaseModel], text: str, source: str, error: type[ValueError], what: str,
+               name: Callable[[dict], Callable[[tuple], str | None]] = lambda data: lambda loc: None):
+    """``text`` read strictly as ``model``: not YAML, a repeated key, not a mapping or a bad field is
+    ``error`` with one ``source: path: message`` per problem; ``name(data)`` may name list items."""
+    try:
+        data = read_yaml(text)
+    except yaml.YAMLError as exc:
+        raise error(f"{source}: not valid YAML: {exc}") from exc
+    except DuplicateKey as exc:
+        raise error(f"{source}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise error(f"{source}: expected a mapping of {what}; got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise error("; ".join(f"{source}: {p}" for p in problems(exc, name(data)))) from None
+
+
+def area_files(package: str, folder: str, areas: tuple[str, ...], error: type[ValueError]) -> list[tuple[str, str, str]]:
+    """``(area, source, text)`` of every ``<package>/<folder>/<area>.yaml`` in ``areas`` order; a file
+    for an area not in ``areas`` is ``error``."""
+    root = resources.files(package) / folder
+    files = root.iterdir() if root.is_dir() else ()
+    entries = {e.name.rsplit(".", 1)[0]: e for e in files if e.name.endswith((".yaml", ".yml"))}
+    unknown = sorted(set(entries) - set(areas))
+    if unknown:
+        raise error(f"{folder} files for unknown areas: {unknown}")
+    return [(area, f"{folder}/{entries[area].name}", entries[area].read_text(encoding="utf-8"))
+            for area in areas if area in entries]

@@ -21,21 +21,19 @@ for each statement the scenarios that judge each of its sides.
 
 Every statement is judged from both sides, as its ``kind`` says (``SIDES``). A side is a list of
 scenarios (``<feature file>: <scenario name>``) or, where it cannot be shown, ``{reason: ...}``.
-``check`` (in the runner's ``suite.py``) holds the trace against the features and the catalogue.
+``kube32/conformance/tracecheck.py`` holds the trace against the features, the catalogue and the document.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from importlib import resources
 from typing import Annotated, Literal
 
-import yaml
-from pydantic import Field, StringConstraints, ValidationError, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from kube32.spec.catalogue import ID_PATTERN
-from kube32.spec.strict import DuplicateKey, Strict, problems, read_yaml
+from kube32.spec.strict import Strict, area_files, read_model
 
 __all__ = ["SIDES", "Side", "Statement", "Trace", "TraceError", "Unit", "load", "parse"]
 
@@ -205,19 +203,17 @@ def _side(name: str, value) -> Side:
     return Side(name, tuple(tuple(part.strip() for part in ref.split(":", 1)) for ref in value))
 
 
+def _unit_names(data: dict):
+    def name(loc: tuple) -> str | None:
+        if len(loc) == 2 and loc[0] == "units" and isinstance(data.get("units"), list):
+            item = data["units"][loc[1]]
+            return item.get("at") if isinstance(item, dict) else None
+        return None
+    return name
+
+
 def parse(text: str, source: str = "<string>", *, expected_area: str | None = None) -> list[Unit]:
-    try:
-        data = read_yaml(text)
-        parsed = TraceFile.model_validate(data)
-    except (yaml.YAMLError, DuplicateKey) as exc:
-        raise TraceError(f"{source}: {exc}") from exc
-    except ValidationError as exc:
-        def name(loc: tuple) -> str | None:
-            if len(loc) == 2 and loc[0] == "units":
-                item = data["units"][loc[1]]
-                return item.get("at") if isinstance(item, dict) else None
-            return None
-        raise TraceError("; ".join(f"{source}: {p}" for p in problems(exc, name))) from None
+    parsed = read_model(TraceFile, text, source, TraceError, "area, units", _unit_names)
     if expected_area is not None and parsed.area != expected_area:
         raise TraceError(f"{source}: area {parsed.area!r} does not match the file name {expected_area!r}")
     return [Unit(u.at, parsed.area, u.digest,
@@ -230,15 +226,5 @@ def parse(text: str, source: str = "<string>", *, expected_area: str | None = No
 
 def load(package: str = "kube32.spec") -> Trace:
     """Every ``<package>/trace/<area>.yaml``, in document order."""
-    root = resources.files(package) / "trace"
-    files = root.iterdir() if root.is_dir() else ()
-    entries = {e.name.rsplit(".", 1)[0]: e for e in files if e.name.endswith((".yaml", ".yml"))}
-    unknown = sorted(set(entries) - set(TRACE_AREAS))
-    if unknown:
-        raise TraceError(f"trace files for unknown areas: {unknown}")
-    units: list[Unit] = []
-    for area in TRACE_AREAS:
-        if area in entries:
-            units += parse(entries[area].read_text(encoding="utf-8"), f"trace/{entries[area].name}",
-                           expected_area=area)
-    return Trace(units)
+    return Trace([unit for area, source, text in area_files(package, "trace", TRACE_AREAS, TraceError)
+                  for unit in parse(text, source, expected_area=area)])

@@ -100,7 +100,7 @@ def _against_document(tr: trace.Trace, units: list[document.Unit]) -> list[Cover
 
 
 def summary(tr: trace.Trace) -> str:
-    """``69 units (3 not judgeable), 112 statements: 96 both sides, 16 one side with a reason``"""
+    """``69 units (3 not judgeable), 112 statements: 96 every side, 16 a side with a reason``"""
     statements = tr.statements()
     reasoned = sum(any(s.reason for s in st.sides) for st in statements)
     skipped = sum(u.not_judgeable is not None for u in tr.units)

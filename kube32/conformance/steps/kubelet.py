@@ -44,12 +44,15 @@ def lease_holder_and_duration(k32, node):
         spec = lease.get("spec") or {}
         assert spec.get("leaseDurationSeconds") == want, \
             f"leaseDurationSeconds is {spec.get('leaseDurationSeconds')!r}, the lease duration is {want}"
-        renew = spec.get("renewTime")
-        assert renew, "the Lease has no renewTime"
-        timefmt.parse(renew)
+        assert spec.get("renewTime"), "the Lease has no renewTime"
         return lease
     lease = k32.eventually(check, f'the Lease of node "{node}"')
-    with k32.reference():
+    with k32.reference():    # the time's format is upstream's MicroTime; the document names none
+        renew = lease["spec"]["renewTime"]
+        try:
+            timefmt.parse(renew)
+        except ValueError:
+            raise AssertionError(f"renewTime {renew!r} is not an RFC 3339 time") from None
         got = (lease["metadata"].get("name"), (lease.get("spec") or {}).get("holderIdentity"))
         assert got == (node, node), f"the Lease's name and holderIdentity are {got}, not the node's name"
 
