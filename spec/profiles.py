@@ -37,6 +37,26 @@ class Profile:
         return dataclasses.asdict(self)
 
 
+# The simulator's flags the document names, and the profile fields each sets: --not-ready-timeout the
+# threshold of a Lease without leaseDurationSeconds and (our reading) the further delay before NoExecute;
+# --eviction-timeout the default tolerations' tolerationSeconds; --reconcile-interval the scheduler's retry.
+FLAGS: dict[str, tuple[str, ...]] = {
+    "--not-ready-timeout": ("not_ready_timeout", "noexecute_delay"),
+    "--eviction-timeout": ("default_toleration_seconds",),
+    "--reconcile-interval": ("reconcile_interval",),
+}
+
+
+def flag_overrides(values: dict[str, float | None]) -> dict[str, float]:
+    """The profile fields ``{flag: value}`` set (flags given None are left out)."""
+    return {field: float(value) for flag, value in values.items() if value is not None for field in FLAGS[flag]}
+
+
+def flag_of(field: str) -> str:
+    """The flag that sets ``field`` first (``reconcile_interval`` -> ``--reconcile-interval``)."""
+    return next(flag for flag, fields in FLAGS.items() if fields[0] == field)
+
+
 class ProfileError(ValueError):
     pass
 

@@ -110,6 +110,33 @@ Feature: When pods are bound
       When the reconcile interval passes
       Then pod "q" is bound to node "node-a"
 
+    Scenario: a configured reconcile interval sets the pace of the retries
+      # --reconcile-interval: 0.25 s unless the target was started with another value and the runner
+      # told (--profile-set reconcile_interval=…). A target still retrying once per default interval
+      # (1 s or 3 s) cannot bind within both of two consecutive configured intervals.
+      Given the control plane runs with a reconcile interval other than the default
+      And these Ready nodes:
+        | name   | memory | esp32.io/gpio |
+        | node-a | 20Ki   | 8             |
+      When I create a pod "p" requesting:
+        | resource | quantity |
+        | memory   | 100Ki    |
+      And I create a pod "q" requesting:
+        | resource | quantity |
+        | memory   | 200Ki    |
+      Then pod "p" is not bound
+      When node "node-a" reports allocatable:
+        | resource | quantity |
+        | memory   | 150Ki    |
+      And the reconcile interval passes
+      Then pod "p" is bound to node "node-a"
+      And pod "q" is not bound
+      When node "node-a" reports allocatable:
+        | resource | quantity |
+        | memory   | 400Ki    |
+      And the reconcile interval passes
+      Then pod "q" is bound to node "node-a"
+
     Scenario: a pod binds once a node gets the label it selects
       Given these Ready nodes:
         | name   | memory | esp32.io/gpio |

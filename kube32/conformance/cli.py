@@ -24,18 +24,6 @@ UNUSED_PLUGINS = ("cacheprovider", "labgrid", "hypothesispytest", "schemathesis"
                   "timeout")   # a real-time scenario lasts as long as its profile's durations say: minutes
 
 
-def timeout_flag_overrides(not_ready_timeout: float | None, eviction_timeout: float | None) -> dict[str, float]:
-    """The timing-profile fields the simulator's timeout flags replace: --not-ready-timeout the
-    threshold of a Lease without leaseDurationSeconds AND the further delay before NoExecute;
-    --eviction-timeout the tolerationSeconds of the default tolerations."""
-    overrides: dict[str, float] = {}
-    if not_ready_timeout is not None:
-        overrides["not_ready_timeout"] = overrides["noexecute_delay"] = float(not_ready_timeout)
-    if eviction_timeout is not None:
-        overrides["default_toleration_seconds"] = float(eviction_timeout)
-    return overrides
-
-
 _DURATION = re.compile(r"(?:(\d+(?:\.\d*)?)h)?(?:(\d+(?:\.\d*)?)m)?(?:(\d+(?:\.\d*)?)s)?")
 
 
@@ -61,16 +49,20 @@ def _serve(args: argparse.Namespace) -> int:
     from kube32.reference.store.backends import StoreDamaged
 
     # the simulator's flags first; --set names one profile field, so it has the last word
-    overrides = timeout_flag_overrides(args.not_ready_timeout, args.eviction_timeout)
-    if args.reconcile_interval is not None:
-        overrides["reconcile_interval"] = args.reconcile_interval
-    for item in args.set or []:
-        key, _, value = item.partition("=")
-        overrides[key.strip()] = float(value)
+    overrides = profiles.flag_overrides({"--not-ready-timeout": args.not_ready_timeout,
+                                          "--eviction-timeout": args.eviction_timeout,
+                                          "--reconcile-interval": args.reconcile_interval})
     try:
+        for item in args.set or []:
+            key, _, value = item.partition("=")
+            try:
+                overrides[key.strip()] = float(value)
+            except ValueError:
+                raise profiles.ProfileError(f"--set {item!r}: expected FIELD=SECONDS") from None
         profiles.load(args.profile, **overrides)
     except profiles.ProfileError as exc:
-        raise SystemExit(f"kube32-conformance serve: {exc}") from None
+        print(f"kube32-conformance serve: {exc}", file=sys.stderr)
+        return 2       # a bad flag, as argparse says it
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
                     clock_start=args.clock_start, overrides=overrides, fsync=not args.unsafe_no_fsync,
                     event_ttl=args.event_ttl)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from pytest_bdd import given, parsers, when
 
 from kube32.conformance import timing
+from kube32.conformance.errors import CapabilityMissing
 from kube32.conformance.steps._util import needs
+from kube32.spec import profiles
 
 # Named durations: "When the <name> passes" reads the value from the target's timing profile.
 NAMED_DURATIONS = {
@@ -53,6 +57,32 @@ def named_duration_passes(k32, name):
 @when(parsers.re(r"(?P<n>\d+) (?P<name>deployment|workload|reconcile) intervals pass"))
 def intervals_pass(k32, n, name):
     k32.timeline.advance(int(n) * float(getattr(k32.profile, NAMED_DURATIONS[f"{name} interval"])))
+
+
+# The values a target that can restart with a simulator flag is given when the runner knows of no
+# others: far enough from the document's defaults that the default fails the scenario.
+OTHER_VALUES = {"not-ready timeout": 6.0, "eviction timeout": 20.0, "reconcile interval": 0.25}
+
+
+@given(parsers.re(r"the control plane runs with an? (?P<which>not-ready timeout|eviction timeout|reconcile "
+                  r"interval) other than the default"))
+def runs_with_other_value(k32, which):
+    """A target whose value differs from the document's default: one started so, whose value the
+    runner was told (--profile-set <field>=…), as it is; else one that can restart with the
+    simulator's flag (``restart_with_flags``), restarted with it. The scenario's durations then
+    follow the configured value (its profile)."""
+    flag = "--" + which.replace(" ", "-")
+    field = profiles.FLAGS[flag][0]
+    documented = getattr(profiles.load(k32.profile.name), field)
+    if getattr(k32.profile, field) != documented:
+        return
+    restart = getattr(k32.target, "restart_with_flags", None)
+    if restart is None or not k32.has("restart"):
+        raise CapabilityMissing(f"the target runs with the document's {which} ({documented:g} s) as far as the runner "
+                                f"knows, and cannot restart with {flag}: start it with {flag} and tell the runner "
+                                f"with --profile-set {field}=<seconds>")
+    restart({flag: OTHER_VALUES[which]})
+    k32.profile = dataclasses.replace(k32.profile, **profiles.flag_overrides({flag: OTHER_VALUES[which]}))
 
 
 @when("the control plane restarts")

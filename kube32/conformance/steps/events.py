@@ -13,6 +13,13 @@ from kube32.conformance.steps import _fit, _judges
 
 # Event types the document shows (its kubectl example); the others are upstream's, so our reading.
 DOCUMENTED_TYPES = {"FailedScheduling": DOCUMENT}
+# Event reasons the document names; an event it never names (Scheduled, SuccessfulCreate …) is
+# upstream's, so whether there is one is our reading.
+DOCUMENTED_EVENTS = frozenset({"FailedScheduling", "NodeNotReady", "NodeReady", "Evicted"})
+
+
+def _level(reason: str) -> str:
+    return DOCUMENT if reason in DOCUMENTED_EVENTS else REFERENCE
 KIND_WORDS = {"pod": "Pod", "node": "Node", "Deployment": "Deployment", "DaemonSet": "DaemonSet",
               "Job": "Job"}
 
@@ -87,7 +94,7 @@ def event_says(k32, etype, reason, word, name, docstring, quoted):
                 "; ".join(_fit.explain(m, expected) for _, m in messages)
         return messages
     messages, found = None, []
-    with k32.judging(_judges.EVENTS.get(reason)):
+    with k32.judging(_judges.EVENTS.get(reason), level=_level(reason)):
         messages = k32.eventually(check, f'{etype} event {reason} about {word} "{name}"')
     if messages is None:
         return
@@ -109,7 +116,7 @@ def event_exists(k32, etype, reason, word, name):
         found[:] = events
         return [e.get("type") for e in events]
     types, found = None, []
-    with k32.judging(_judges.EVENTS.get(reason)):
+    with k32.judging(_judges.EVENTS.get(reason), level=_level(reason)):
         types = k32.eventually(check, f'{reason} event about {word} "{name}"')
     if types is not None and kind != "Node":
         kept_beside(k32, found, reason)
@@ -125,4 +132,5 @@ def no_event(k32, reason, word, name):
     def check():
         events = events_about(k32, kind, name, reason)
         assert not events, f"found {[e.get('message') for e in events]}"
-    k32.consistently(check, f'no {reason} event about {word} "{name}"')
+    with k32.judging(_judges.EVENTS.get(reason), level=_level(reason)):
+        k32.consistently(check, f'no {reason} event about {word} "{name}"')

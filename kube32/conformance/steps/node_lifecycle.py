@@ -13,8 +13,6 @@ Black-box: HTTP through ``k32.api``, the fake kubelets and the timeline only.
 
 from __future__ import annotations
 
-import dataclasses
-
 from pytest_bdd import given, parsers, then, when
 
 from kube32.conformance import timing
@@ -24,7 +22,7 @@ from kube32.conformance.steps._util import needs, rows, step
 from kube32.conformance.steps.common import NAMED_DURATIONS
 from kube32.conformance.steps.events import KIND_WORDS, events_about, kept_beside
 from kube32.conformance.steps.pods import get_pod
-from kube32.spec import constants, profiles, timefmt
+from kube32.spec import constants, timefmt
 
 UNREACHABLE_NOEXECUTE = (constants.TAINT_UNREACHABLE, "NoExecute")
 NOTES = "node_lifecycle.time_added"       # k32.notes key: node -> timeAdded first seen
@@ -491,38 +489,12 @@ def daemonset_with_limited_toleration(k32, name, taint, seconds):
 @needs("restart")
 def runs_with_timeouts(k32, not_ready, eviction):
     """Restart the control plane on its data with these simulator flags (targets that can:
-    ``restart_with_timeouts``; others report the scenario disabled)."""
+    ``restart_with_flags``; others report the scenario disabled)."""
     k32.require("restart")
-    restart = getattr(k32.target, "restart_with_timeouts", None)
+    restart = getattr(k32.target, "restart_with_flags", None)
     if restart is None:
         raise CapabilityMissing(f"target {k32.target.name} cannot restart with other simulator timeouts")
-    restart(float(not_ready), float(eviction))
-
-
-# The values a target that can restart with the flags is given when the runner knows of no others:
-# far enough from the document's 15 s and 300 s that either default fails the scenario.
-OTHER_TIMEOUTS = {"not-ready timeout": ("not_ready_timeout", 6.0), "eviction timeout": ("default_toleration_seconds", 20.0)}
-
-
-@given(parsers.re(r"the control plane runs with an? (?P<which>not-ready timeout|eviction timeout) other than "
-                  r"the default"))
-def runs_with_other_timeout(k32, which):
-    """A target whose timeout differs from the document's default: one started so, whose timeouts the
-    runner was told (--profile-set not_ready_timeout=… / default_toleration_seconds=…), as it is;
-    else one that can restart with the simulator's flag (``restart_with_timeouts``), restarted with
-    it. The scenario's durations then follow the configured value (its profile)."""
-    field, ours = OTHER_TIMEOUTS[which]
-    documented = getattr(profiles.load(k32.profile.name), field)
-    if getattr(k32.profile, field) != documented:
-        return
-    restart = getattr(k32.target, "restart_with_timeouts", None)
-    if restart is None or not k32.has("restart"):
-        flag = "--" + which.replace(" ", "-")
-        raise CapabilityMissing(f"the target runs with the document's {which} ({documented:g} s) as far as the runner "
-                                f"knows, and cannot restart with {flag}: start it with {flag} and tell the runner "
-                                f"with --profile-set {field}=<seconds>")
-    restart(ours if field == "not_ready_timeout" else None, ours if field == "default_toleration_seconds" else None)
-    k32.profile = dataclasses.replace(k32.profile, **{field: ours})
+    restart({"--not-ready-timeout": float(not_ready), "--eviction-timeout": float(eviction)})
 
 
 # -- real-time friendly phrasing: profile durations only, polling checks ---------------------------

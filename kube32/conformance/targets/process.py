@@ -25,7 +25,6 @@ BOOT_TIMEOUT = 120.0   # a loaded machine starting one serve per --jobs worker a
 LISTENING = re.compile(rb"kube32 reference listening on https?://[^\s:]+:(\d+)")   # serve's line once it listens
 PORT_TAKEN = b"Address already in use"
 # the simulator's timeout flags (the document's) and the profile fields they set
-TIMEOUT_FLAGS = {"not_ready_timeout": "--not-ready-timeout", "default_toleration_seconds": "--eviction-timeout"}
 
 
 def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None,
@@ -36,15 +35,14 @@ def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_
         cmd.append("--unsafe-no-fsync")
     if clock_start is not None:
         cmd += ["--clock-start", repr(clock_start)]
-    from kube32.conformance.cli import timeout_flag_overrides
-
-    # timeouts the runner was told of (--profile-set) reach serve through the simulator's own flags,
+    # values the runner was told of (--profile-set) reach serve through the simulator's own flags,
     # as a user starts it; --set gives every other field, and any the flags set otherwise
     base_profile = profiles.load(profile.name)
-    flags = {f: getattr(profile, f) for f in TIMEOUT_FLAGS if getattr(profile, f) != getattr(base_profile, f)}
-    for field, value in flags.items():
-        cmd += [TIMEOUT_FLAGS[field], repr(value)]
-    implied = timeout_flag_overrides(flags.get("not_ready_timeout"), flags.get("default_toleration_seconds"))
+    flags = {flag: getattr(profile, fields[0]) for flag, fields in profiles.FLAGS.items()
+             if getattr(profile, fields[0]) != getattr(base_profile, fields[0])}
+    for flag, value in flags.items():
+        cmd += [flag, repr(value)]
+    implied = profiles.flag_overrides(flags)
     for field, value in profile.as_dict().items():
         if field != "name" and implied.get(field, getattr(base_profile, field)) != value:
             cmd += ["--set", f"{field}={value}"]
@@ -160,15 +158,10 @@ class ProcessTarget(HttpTarget):
         if isinstance(self.clock, base.ManualTargetClock):
             self.clock.refresh()
 
-    def restart_with_timeouts(self, not_ready_timeout: float | None, eviction_timeout: float | None) -> None:
-        """Restart ``serve`` with the simulator's --not-ready-timeout / --eviction-timeout flags;
-        they hold until the scenario ends (``end_scenario`` restarts it without them)."""
-        args = []
-        if not_ready_timeout is not None:
-            args += ["--not-ready-timeout", repr(float(not_ready_timeout))]
-        if eviction_timeout is not None:
-            args += ["--eviction-timeout", repr(float(eviction_timeout))]
-        self.process.extra_args = args
+    def restart_with_flags(self, flags: dict[str, float]) -> None:
+        """Restart ``serve`` with these simulator flags (``profiles.FLAGS``); they hold until the
+        scenario ends (``end_scenario`` restarts it without them)."""
+        self.process.extra_args = [arg for flag, value in flags.items() for arg in (flag, repr(float(value)))]
         self.restart_control_plane()
 
     def end_scenario(self) -> None:

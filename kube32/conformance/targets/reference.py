@@ -9,6 +9,7 @@ import tempfile
 
 from kube32.conformance.client import ApiClient
 from kube32.conformance.targets import base
+from kube32.spec import profiles
 from kube32.spec.profiles import Profile
 
 # Every scenario starts at the same instant, so timestamps in failures are reproducible.
@@ -29,13 +30,13 @@ class ReferenceTarget:
         self.clock: base.TargetClock | None = None
         self._server = None
         self._data_dir: str | None = None
-        self._timeout_overrides: dict = {}   # set by restart_with_timeouts, for one scenario
+        self._flag_overrides: dict = {}   # set by restart_with_flags, for one scenario
 
     def _config(self, start: float):
         from kube32.reference.config import Config
 
         overrides = {k: v for k, v in self.profile.as_dict().items() if k != "name"}
-        overrides.update(self._timeout_overrides)
+        overrides.update(self._flag_overrides)
         # no fsync: restarts here stop the server cleanly, and a power cut is no scenario's concern
         # (the store's durability has its own tests); fsyncs would be most of a scenario's wall time
         return Config(data_dir=self._data_dir, listen="127.0.0.1:0", profile=self.profile.name,
@@ -52,7 +53,7 @@ class ReferenceTarget:
         pass
 
     def begin_scenario(self) -> None:
-        self._timeout_overrides = {}
+        self._flag_overrides = {}
         self._data_dir = tempfile.mkdtemp(prefix="kube32-ref-")
         self._boot(EPOCH)
 
@@ -73,12 +74,11 @@ class ReferenceTarget:
         clock.refresh()      # keep the clock object the timeline and the kubelets already hold
         self.clock = clock
 
-    def restart_with_timeouts(self, not_ready_timeout: float | None, eviction_timeout: float | None) -> None:
-        """Restart as the simulator would with ``--not-ready-timeout`` / ``--eviction-timeout``
-        (same data dir, clock resumed); the flags hold until the scenario ends."""
-        from kube32.conformance.cli import timeout_flag_overrides
-
-        self._timeout_overrides = timeout_flag_overrides(not_ready_timeout, eviction_timeout)
+    def restart_with_flags(self, flags: dict[str, float]) -> None:
+        """Restart as the simulator would with these flags (``profiles.FLAGS``: --not-ready-timeout,
+        --eviction-timeout, --reconcile-interval) on the same data, clock resumed; they hold until the
+        scenario ends."""
+        self._flag_overrides = profiles.flag_overrides(flags)
         self.restart_control_plane()
 
     def stop(self) -> None:

@@ -23,7 +23,7 @@ from kube32.reference.scheduler.plugins import (
     peripheral_fit,
     psram_fit,
 )
-from kube32.spec import constants, quantities, reasons
+from kube32.spec import constants, profiles, quantities, reasons
 from tests.sensitivity.registry import fault
 
 _check = node_readiness.check
@@ -517,3 +517,9 @@ def _(mp):
                        if k.startswith(constants.IGNORED_RESOURCE_PREFIXES))
         return _pod_memory(pod) + hardware
     mp.setattr(resources, "pod_memory", pod_memory)
+
+
+@fault("reconcile-interval-flag-ignored", breaks=["SCHED-RECONCILE-RETRY"])
+def _(mp):
+    """--reconcile-interval is read but the retries keep the document's default pace."""
+    mp.setattr(sched.ReconcileLoop, "interval", lambda self: profiles.load(self.profile.name).reconcile_interval)
