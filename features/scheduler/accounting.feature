@@ -77,6 +77,33 @@ Feature: What the scheduler subtracts from a node's report
       # subtracting only pods written after the last report would bind pod "b" too
       And pod "b" is not bound
 
+    Scenario Outline: a Pending pod's <resource> is taken off the node's figure
+      # one row per resource the document counts: a scheduler that subtracts only the memory of
+      # Pending pods binds pod "b" too
+      Given these Ready nodes:
+        | name   | memory | esp32.io/psram | esp32.io/gpio | esp32.io/i2c | esp32.io/uart | esp32.io/adc | esp32.io/rmt-tx | esp32.io/rmt-rx |
+        | node-a | 200Ki  | 2Mi            | 4             | 1            | 1             | 1            | 1               | 1               |
+      When I create a pod "a" requesting:
+        | resource   | quantity   |
+        | <resource> | <all of it> |
+      And I create a pod "b" requesting:
+        | resource   | quantity |
+        | <resource> | <more>   |
+      Then pod "a" is bound to node "node-a"
+      And pod "b" is not bound
+
+      Examples:
+        | resource           | all of it | more |
+        | esp32.io/psram     | 2Mi       | 1    |
+        | esp.io/psram       | 2Mi       | 1    |
+        | esp32.io/gpio      | 4         | 1    |
+        | esp32.io/i2c       | 1         | 1    |
+        | esp32.io/i2c-bus-0 | 1         | 1    |
+        | esp32.io/uart      | 1         | 1    |
+        | esp32.io/adc       | 1         | 1    |
+        | esp32.io/rmt-tx    | 1         | 1    |
+        | esp32.io/rmt-rx    | 1         | 1    |
+
   @clause-SCHED-ACCOUNT-WAITING-RESTART-SUBTRACTED
   Rule: a pod with a container waiting to restart is subtracted
 

@@ -41,7 +41,7 @@ Feature: When pods are bound
       Then pod "p" is bound to node "node-a"
       And there is no "FailedScheduling" event about pod "p"
       And there is no "Scheduled" event about pod "p"
-      And pod "p" has no condition "PodScheduled"
+      And pod "p" was never found unschedulable
 
     Scenario Outline: a named node that is <why> still gets the pod
       Given these Ready nodes:
@@ -58,7 +58,7 @@ Feature: When pods are bound
       And the reconcile interval passes
       Then pod "p" is bound to node "node-a"
       And there is no "FailedScheduling" event about pod "p"
-      And pod "p" has no condition "PodScheduled"
+      And pod "p" was never found unschedulable
 
       Examples:
         | why       | setup                               |

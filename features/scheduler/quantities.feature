@@ -22,6 +22,7 @@ Feature: Quantities and node figures
       Examples: the wrong reading each row rules out is in the last column
         | node memory | pod memory | outcome                   | rules out                   |
         | 1000        | 1k         | is bound to node "node-a" | k read as 1024              |
+        | 999         | 1k         | is not bound              | k read as 0 or unknown      |
         | 1023        | 1Ki        | is not bound              | Ki read as 1000             |
         | 1024        | 1Ki        | is bound to node "node-a" | Ki read as more than 1024   |
         | 1048575     | 1Mi        | is not bound              | Mi read as 1000000          |
@@ -29,7 +30,9 @@ Feature: Quantities and node figures
         | 999999      | 1M         | is not bound              | M read as milli             |
         | 1000000     | 1M         | is bound to node "node-a" | M read as Mi                |
         | 1073741823  | 1Gi        | is not bound              | Gi read as 1000000000       |
+        | 1073741824  | 1Gi        | is bound to node "node-a" | Gi read as more             |
         | 1000000000  | 1G         | is bound to node "node-a" | G read as Gi                |
+        | 999999999   | 1G         | is not bound              | G read as 0 or unknown      |
         | 1Mi         | 1024Ki     | is bound to node "node-a" | suffixes on node figures    |
         | 1535        | 1.5Ki      | is not bound              | decimals dropped            |
         | 1536        | 1.5Ki      | is bound to node "node-a" | decimals misread            |

@@ -27,6 +27,7 @@ Feature: Pods no node can take
         0/2 nodes are available: 2 Insufficient memory.
         """
 
+    @interpretation
     Scenario: the condition turns True once the pod is bound
       Given these Ready nodes:
         | name   | memory | esp32.io/gpio |

@@ -161,3 +161,16 @@ def events_listed(k32, name, datatable):
     with k32.reference():
         k32.eventually(lambda: includes(_table(k32, path, params)),
                        f'events by involvedObject.name "{name}" in a server-side Table')
+
+
+@then(step('pod "{name}" was never found unschedulable'))
+def never_unschedulable(k32, name):
+    """Document level: no PodScheduled False (the scheduler never judged the pod); reference level:
+    no PodScheduled condition at all (upstream's kubelet marks the pods it runs PodScheduled True)."""
+    def check():
+        cond = _scheduled_condition(get_pod(k32, name))
+        assert cond is None or cond.get("status") != "False", f"PodScheduled is {cond}"
+        return cond
+    cond = k32.consistently(check, f'pod "{name}" never found unschedulable')
+    with k32.reference():
+        assert cond is None, f"the pod has a PodScheduled condition: {cond}"

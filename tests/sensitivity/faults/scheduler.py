@@ -12,6 +12,8 @@ import copy
 import types
 
 import kube32.reference.scheduler as scheduler_pkg
+from kube32.reference import controlplane
+from kube32.reference import events as events_module
 from kube32.reference.scheduler import accounting, framework, messages, registry, resources
 from kube32.reference.scheduler import scheduler as sched
 from kube32.reference.scheduler.plugins import (
@@ -24,7 +26,7 @@ from kube32.reference.scheduler.plugins import (
     psram_fit,
 )
 from kube32.spec import constants, profiles, quantities, reasons
-from tests.sensitivity.registry import fault
+from tests.sensitivity.registry import fair, fault
 
 _check = node_readiness.check
 _container_amount = resources.container_amount
@@ -523,3 +525,72 @@ def _(mp):
 def _(mp):
     """--reconcile-interval is read but the retries keep the document's default pace."""
     mp.setattr(sched.ReconcileLoop, "interval", lambda self: profiles.load(self.profile.name).reconcile_interval)
+
+
+# -- fair variants: the document read another way where it is silent ---------------------------
+@fair("scheduler-records-no-scheduled-event", passes=["SCHED-BIND-ON-CREATE", "SCHED-NODENAME-SKIPS-SCHEDULER"],
+      differs=["SCHED-BIND-ON-CREATE"])
+def _(mp):
+    """A binding leaves no event (the document names FailedScheduling, not Scheduled)."""
+    real = events_module.EventRecorder.record
+
+    def record(self, obj, type_, reason, message, component):
+        return {} if reason == reasons.EVENT_SCHEDULED else real(self, obj, type_, reason, message, component)
+    mp.setattr(events_module.EventRecorder, "record", record)
+
+
+@fair("named-pods-marked-scheduled", passes=["SCHED-NODENAME-SKIPS-SCHEDULER", "SCHED-FILTER-NODENAME"],
+      differs=["SCHED-NODENAME-SKIPS-SCHEDULER"])
+def _(mp):
+    """A pod created with spec.nodeName is marked PodScheduled True at admission (as upstream's
+    kubelet marks the pods it runs): never found unschedulable, still never scheduled."""
+    real = controlplane.ControlPlane.admit
+
+    def admit(self, res, obj, old, operation):
+        real(self, res, obj, old, operation)
+        if res == "pods" and operation == "CREATE" and (obj.get("spec") or {}).get("nodeName"):
+            obj.setdefault("status", {}).setdefault("conditions", []).append(
+                {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": None})
+    mp.setattr(controlplane.ControlPlane, "admit", admit)
+
+
+@fair("scheduler-drops-podscheduled-on-binding", passes=["SCHED-UNSCHEDULABLE-CONDITION"],
+      differs=["SCHED-UNSCHEDULABLE-CONDITION"])
+def _(mp):
+    """Binding removes the PodScheduled condition instead of turning it True (the document names
+    only the False one)."""
+    real = sched.Scheduler._set_scheduled_condition
+
+    def set_condition(self, pod, fields):
+        if fields.get("status") == "True":
+            status = pod.setdefault("status", {})
+            status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+            return
+        real(self, pod, fields)
+    mp.setattr(sched.Scheduler, "_set_scheduled_condition", set_condition)
+
+
+@fault("quantity-k-and-G-read-as-unknown", breaks=["SCHED-QUANTITY-GRAMMAR"])
+def _(mp):
+    """k and G are not known suffixes, so an amount written with them counts as 0."""
+    mp.setattr(quantities, "DECIMAL", {s: v for s, v in quantities.DECIMAL.items() if s not in ("k", "G")})
+
+
+def _pending_not_subtracted(counted: str):
+    def apply(mp):
+        real = accounting.usage
+
+        def usage(bound, node_resource_version):
+            bound = list(bound)
+            out = real(bound, node_resource_version)
+            for pod, amounts in bound:
+                if accounting.is_pending(pod) and accounting.counts_against_node(pod, node_resource_version):
+                    out[counted] -= amounts.get(counted, 0)
+            return out
+        mp.setattr(accounting, "usage", usage)
+    return apply
+
+
+for _counted in resources.COUNTED:      # one fault per counted resource: each must be caught on its own
+    fault(f"pending-pods-{_counted.rsplit('/', 1)[-1]}-not-subtracted",
+          breaks=["SCHED-ACCOUNT-PENDING-SUBTRACTED"])(_pending_not_subtracted(_counted))
