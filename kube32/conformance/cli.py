@@ -407,7 +407,8 @@ def _clauses(args: argparse.Namespace) -> int:
         from kube32.conformance import steplint, tracecheck
 
         scenarios = suite.scenarios()
-        problems = [*suite.check(cat), *tracecheck.check(tr, cat, scenarios, units), *steplint.check()]
+        problems = [*suite.check(cat), *tracecheck.check(tr, cat, scenarios, units), *tracecheck.missing_files(tr),
+                    *steplint.check()]
         for problem in problems:
             print(problem)
         print(f"{len(list(cat))} clauses, {len(scenarios)} scenarios, {tracecheck.summary(tr)}, "

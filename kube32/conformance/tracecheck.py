@@ -77,6 +77,14 @@ def check(tr: trace.Trace, cat: catalogue.Catalogue, scenarios: Iterable[Scenari
     return problems
 
 
+def missing_files(tr: trace.Trace) -> list[CoverageProblem]:
+    """The shipped trace answers for the whole document: one file per traced area."""
+    present = {u.area for u in tr.units}
+    return [CoverageProblem("trace-missing", f"spec/trace/{area}.yaml", "the document's sections "
+                            f"{', '.join(s for s, a in trace.SECTIONS.items() if a == area)} are not traced")
+            for area in trace.TRACE_AREAS if area not in present]
+
+
 def _against_document(tr: trace.Trace, units: list[document.Unit]) -> list[CoverageProblem]:
     problems = []
     mine = tr.by_locator()

@@ -218,7 +218,7 @@ def test_check_against_the_document_finds_gaps_stale_units_copies_and_unknown_un
 def test_the_shipped_trace_holds():
     cat = catalogue.load()
     tr = trace.load()
-    problems = tracecheck.check(tr, cat, suite.scenarios())
+    problems = tracecheck.check(tr, cat, suite.scenarios()) + tracecheck.missing_files(tr)
     assert problems == [], "\n".join(map(str, problems))
 
 
@@ -240,3 +240,9 @@ def test_a_malformed_trace_is_one_line_from_clauses_check(monkeypatch, capsys):
     monkeypatch.setattr(trace, "load", broken)
     assert cli.main(["clauses", "--check"]) == 1
     assert capsys.readouterr().err == "kube32-conformance clauses: trace/job.yaml: Job, item 9.digest: required\n"
+
+
+def test_a_missing_trace_file_is_a_problem():
+    tr = trace.Trace(trace.parse(GOOD, "x.yaml"))
+    missing = {p.subject for p in tracecheck.missing_files(tr)}
+    assert "spec/trace/scheduler.yaml" not in missing and "spec/trace/job.yaml" in missing
