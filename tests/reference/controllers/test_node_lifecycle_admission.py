@@ -85,12 +85,13 @@ def test_updates_are_not_defaulted(client):
 
 
 def test_simulator_timeout_flags_map_to_profile_fields():
-    from kube32.conformance.cli import build_parser, timeout_flag_overrides
+    from kube32.conformance.cli import build_parser
 
-    assert timeout_flag_overrides(6, 20) == {"not_ready_timeout": 6.0, "noexecute_delay": 6.0,
-                                             "default_toleration_seconds": 20.0}
-    assert timeout_flag_overrides(None, None) == {}
+    flags = {"--not-ready-timeout": 6, "--eviction-timeout": 20}
+    assert profiles.flag_overrides(flags) == {"not_ready_timeout": 6.0, "noexecute_delay": 6.0,
+                                              "default_toleration_seconds": 20.0}
+    assert profiles.flag_overrides({"--not-ready-timeout": None, "--eviction-timeout": None}) == {}
     args = build_parser().parse_args(["serve", "--not-ready-timeout", "6", "--eviction-timeout", "20"])
     assert (args.not_ready_timeout, args.eviction_timeout) == (6.0, 20.0)
-    profile = profiles.load("simulator", **timeout_flag_overrides(6, 20))
+    profile = profiles.load("simulator", **profiles.flag_overrides(flags))
     assert (profile.lease_duration, profile.not_ready_timeout, profile.noexecute_after) == (15.0, 6.0, 21.0)

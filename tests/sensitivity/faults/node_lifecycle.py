@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 
-from kube32.conformance import cli  # imported here, once: inner pytest runs must see the same module
 from kube32.reference.controllers import daemonset_plan, deployment_plan, job_plan, node_lifecycle
 from kube32.reference.controllers import lifecycle_rules as rules
 from kube32.reference.machinery import defaults
@@ -477,25 +476,28 @@ def _(mp):
 # -- the simulator's timeout flags ------------------------------------------------------------
 @fault("not-ready-timeout-flag-skips-noexecute-delay", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"], level="reference")
 def _(mp):
-    real = cli.timeout_flag_overrides
+    real = profiles.flag_overrides
 
-    def partial(not_ready_timeout, eviction_timeout):
-        overrides = real(not_ready_timeout, eviction_timeout)
+    def partial(values):
+        overrides = real(values)
         overrides.pop("noexecute_delay", None)
         return overrides
-    mp.setattr(cli, "timeout_flag_overrides", partial)
+    mp.setattr(profiles, "flag_overrides", partial)
+
+
+def _ignoring(mp, flag: str) -> None:
+    real = profiles.flag_overrides
+    mp.setattr(profiles, "flag_overrides", lambda values: real({f: v for f, v in values.items() if f != flag}))
 
 
 @fault("eviction-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
 def _(mp):
-    real = cli.timeout_flag_overrides
-    mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(nrt, None))
+    _ignoring(mp, "--eviction-timeout")
 
 
 @fault("not-ready-timeout-flag-ignored", breaks=["NODE-SIMULATOR-TIMEOUT-FLAGS"])
 def _(mp):
-    real = cli.timeout_flag_overrides
-    mp.setattr(cli, "timeout_flag_overrides", lambda nrt, et: real(None, et))
+    _ignoring(mp, "--not-ready-timeout")
 
 
 @fault("notready-event-every-check", breaks=["NODE-NOTREADY-EVENT"], level="reference")
