@@ -38,6 +38,7 @@ DEFAULT_GRACE_SECONDS = 30
 # Namespaces upstream refuses to delete (kube32 creates the first two at start).
 PROTECTED_NAMESPACES = (*constants.DEFAULT_NAMESPACES, "kube-system", "kube-public")
 UPDATE_ATTEMPTS = 5     # of an update computed outside the store lock (upstream's maxRetryWhenPatchConflicts)
+DELETE_CHUNK = 100      # objects a deletecollection deletes per hold of the store lock
 
 
 @dataclasses.dataclass
@@ -513,9 +514,16 @@ def delete_collection(t: Target) -> Response:
     dry = dry_run()
     chosen = selection()
     with cp.store.lock:
-        items = [copy.deepcopy(o) for o in selected(cp, t, writing=True, chosen=chosen)]
-        gone = [_remove(cp, r, o, options, dry) for o in items]
-        rv = cp.store.head.resource_version
+        keys = [(o["metadata"].get("namespace") or "", o["metadata"]["name"])
+                for o in selected(cp, t, writing=True, chosen=chosen)]
+    gone = []
+    for start in range(0, len(keys), DELETE_CHUNK):     # other requests go between the chunks
+        with cp.store.lock:
+            for ns, name in keys[start:start + DELETE_CHUNK]:
+                obj = cp.store.head.try_get(r.key, ns, name)
+                if obj is not None:
+                    gone.append(_remove(cp, r, obj, options, dry))
+    rv = cp.store.head.resource_version
     return jsonify({"kind": r.list_kind, "apiVersion": r.api_version,
                     "metadata": {"resourceVersion": str(rv)}, "items": gone})
 

@@ -28,6 +28,7 @@ class Pending:
         self.visible: dict[Key, list] = {}
         self.by_resource: dict[str, dict[str, set[str]]] = {}    # resource -> namespace -> names
         self._queue: deque[tuple[int, Event, Key, dict | None]] = deque()
+        self.bytes = 0                  # what the pending writes hold (their events' sizes)
 
     def __bool__(self) -> bool:
         return bool(self._queue)
@@ -42,6 +43,7 @@ class Pending:
         else:
             entry[1] += 1
         self._queue.append((seq, event, key, after))
+        self.bytes += event.size
 
     def durable(self, seq: int) -> list[Event]:
         """Every write up to commit ``seq`` is on disk: now in sight; their events, in order."""
@@ -49,6 +51,7 @@ class Pending:
         queue = self._queue
         while queue and queue[0][0] <= seq:
             _, event, key, after = queue.popleft()
+            self.bytes -= event.size
             entry = self.visible[key]
             entry[0] = after
             entry[1] -= 1
@@ -63,6 +66,7 @@ class Pending:
         self.visible.clear()
         self.by_resource.clear()
         self._queue.clear()
+        self.bytes = 0
         return out
 
     def names(self, res: str, ns: str) -> set[str]:

@@ -46,6 +46,8 @@ from kube32.spec import timefmt
 log = logging.getLogger(__name__)
 
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+GENERATE_NAME_ATTEMPTS = 8          # upstream's maxNameGenerationCreateAttempts
+MAX_PENDING_BYTES = 64 * 1024 * 1024     # writes waiting for their fsync; more: 503 until the disk catches up
 PUBLISH_WAIT = 0.05     # seconds the fsync thread waits for the store lock before it goes on fsyncing
 SWEEP_BYTES = 16 * 1024 * 1024     # containers tabled (estimated bytes) that make the table swept
 
@@ -284,6 +286,12 @@ class Store:
         if self.failure is not None:
             raise self.failure
 
+    def _disk_keeps_up(self) -> None:
+        """Call with the lock held: writes wait for a stuck disk in memory only up to a bound."""
+        if self._pending.bytes > MAX_PENDING_BYTES:
+            raise errors.ServiceUnavailable(
+                f"the store's disk has not synced {self._pending.bytes} bytes of writes yet; try again later")
+
     def _apply(self, seq: int, kind: str, key: Key, after: dict | None, event_obj: dict, size: int) -> dict:
         """A committed write (backend commit ``seq``): pending until durable, in the head now."""
         res, ns, name = key
@@ -333,6 +341,7 @@ class Store:
         with self.lock:
             if self.failure is not None:
                 raise self.failure
+            self._disk_keeps_up()
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = self._generate_name(res, ns, meta["generateName"])
             name = meta.get("name") or ""
@@ -354,10 +363,13 @@ class Store:
             return clone(obj) if copy else obj
 
     def _generate_name(self, res: str, ns: str, prefix: str) -> str:
-        while True:
+        """A free name of ``prefix`` and five random characters, as upstream: a few tries
+        (``GENERATE_NAME_ATTEMPTS``), then AlreadyExists for the last one tried."""
+        for _ in range(GENERATE_NAME_ATTEMPTS):
             name = prefix + "".join(secrets.choice(_SUFFIX_ALPHABET) for _ in range(5))
             if name not in self._objects[res].get(ns, {}):
                 return name
+        raise errors.AlreadyExists.object(*_names(res), name)
 
     def update(self, res: str, obj: dict, *, check_rv: bool = True, copy: bool = True,
                expected: dict | None = None) -> dict:
@@ -379,6 +391,7 @@ class Store:
         with self.lock:
             if self.failure is not None:
                 raise self.failure
+            self._disk_keeps_up()
             old = self._objects[res].get(ns, {}).get(name)
             if expected is not None and old is not expected:
                 raise Changed(f"{res} {ns}/{name} was written since it was read")

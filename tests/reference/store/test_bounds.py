@@ -193,3 +193,39 @@ def test_the_file_gives_back_the_pages_of_deleted_objects(tmp_path):
     store._backend._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert os.path.getsize(data / SqliteBackend.FILENAME) < full / 4
     store.close()
+
+
+def test_generate_name_tries_a_few_names_then_answers_already_exists(monkeypatch):
+    from kube32.reference.store import store as store_module
+
+    store = Store(MemoryBackend(), ManualClock(START))
+    monkeypatch.setattr(store_module, "_SUFFIX_ALPHABET", "b")          # one name only: web-bbbbb
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "web-", "namespace": "default"}}
+    assert store.create("pods", body)["metadata"]["name"] == "web-bbbbb"
+    with pytest.raises(errors.AlreadyExists, match='"web-bbbbb" already exists'):
+        store.create("pods", body)
+
+
+def test_writes_waiting_for_a_stuck_disk_are_bounded(tmp_path, monkeypatch):
+    import threading
+
+    from kube32.reference.store import backends
+    from kube32.reference.store import store as store_module
+
+    store = Store(SqliteBackend(str(tmp_path / "data")), ManualClock(START))
+    gate = threading.Event()
+    real = os.fsync
+    monkeypatch.setattr(backends.os, "fsync", lambda fd: (gate.wait(30), real(fd)))
+    monkeypatch.setattr(store_module, "MAX_PENDING_BYTES", 20 * 1024)
+    try:
+        with pytest.raises(errors.ServiceUnavailable, match="has not synced"):
+            for i in range(100):
+                store.create("pods", pod(f"p{i}"))
+        assert store._pending.bytes > 20 * 1024 and i < 40
+        store.delete("pods", "default", "p0")          # deletes still go (they free what they hold)
+        gate.set()
+        store.wait_durable()
+        store.create("pods", pod("after"))              # the disk caught up
+    finally:
+        gate.set()
+        store.close()
