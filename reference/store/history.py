@@ -49,7 +49,7 @@ class History:
     def __init__(self, floor: int) -> None:
         self.floor = floor            # the newest resourceVersion no longer held (watches after it work)
         self.bytes = 0
-        self.released = 0             # bytes of every event dropped so far (the housekeeping's cue)
+        self.peak = 0                 # the most it held since ``peak`` was last set (the housekeeping's cue)
         self._events: list[Event] = []
         self._rvs: list[int] = []
         self._start = 0               # events before this index are dropped (compacted in batches)
@@ -62,6 +62,8 @@ class History:
         events.append(event)
         self._rvs.append(event.rv)
         self.bytes += event.size
+        if self.bytes > self.peak:
+            self.peak = min(self.bytes, MAX_BYTES)
         if self.bytes > MAX_BYTES:
             i = self._start
             while self.bytes > MAX_BYTES and i < len(events):
@@ -78,7 +80,6 @@ class History:
     def _drop(self, i: int) -> int:
         event = self._events[i]
         self.bytes -= event.size
-        self.released += event.size
         self.floor = event.rv
         self._events[i] = None              # released now, the slot compacted below
         return i + 1

@@ -1,9 +1,11 @@
 """The store's chores, run on the control plane's loops so that memory and the file stay flat: Events
 past their time to live are deleted (``Store.expire``: a DELETED watch event each, as etcd's lease
 expiry gives), the history lets go of what is older than its age bound, the shared-container table
-forgets what no object uses, the file gives free pages back, and once the history has let go of
-``RELEASE_BYTES`` (its objects, and the containers only they used) the C allocator is asked to give free memory back to the system (glibc keeps the
-pages of freed large strings otherwise: RSS would stay at an attacker's peak). Each pass does a
+forgets what no object uses, the file gives free pages back, and once the history holds
+``RELEASE_BYTES`` less than it did (a burst of large writes is over) the table is swept and the C
+allocator asked to give free memory back to the system (glibc keeps the pages of freed large
+strings otherwise: RSS would stay at an attacker's peak). In a steady state, where the history
+lets go as much as it takes, neither runs: pages given back would only be faulted in again. Each pass does a
 bounded amount, holding the store lock for at most ``CHUNK`` deletions at a time.
 """
 
@@ -18,7 +20,7 @@ INTERVAL = 1.0          # seconds between passes (the precision of a time to liv
 CHUNK = 100             # deletions per hold of the store lock
 PER_PASS = 1000         # deletions per pass; what is left waits for the next pass
 VACUUM_PAGES = 256      # free pages (1 MiB at SQLite's default page size) given back per pass
-RELEASE_BYTES = 8 * 1024 * 1024      # history let go of since the allocator last gave memory back
+RELEASE_BYTES = 8 * 1024 * 1024      # how much less than its peak the history must hold to give memory back
 
 
 MMAP_THRESHOLD = 128 * 1024          # glibc's initial threshold, kept (M_MMAP_THRESHOLD)
@@ -53,7 +55,6 @@ class Housekeeping:
         self.store = store
         self.on_expired = on_expired     # told the keys of what expired (the event recorder forgets them)
         self.expired = 0
-        self._released = 0               # the history's ``released`` when memory was last given back
 
     def interval(self) -> float:
         return INTERVAL
@@ -70,10 +71,11 @@ class Housekeeping:
                 break
         self.expired += done
         store.trim_history(now)
-        store.sweep()
+        shrunk = store.history.peak - store.history.bytes > RELEASE_BYTES
+        store.sweep(force=shrunk)
         store._backend.vacuum(VACUUM_PAGES)
-        if store.history.released - self._released > RELEASE_BYTES:
-            self._released = store.history.released
+        if shrunk:
+            store.history.peak = store.history.bytes
             if MALLOC_TRIM is not None:
                 MALLOC_TRIM(0)
 

@@ -163,7 +163,6 @@ class Store:
             self.expiry.loaded((res, ns, name), obj)
         self.history = History(floor=rv)
         self._compactor.swept_at = len(self._compactor)
-        self._swept_released = 0
         backend.on_durable = self._publish_from_backend
         backend.on_failure = self._lose_pending
 
@@ -529,15 +528,13 @@ class Store:
         with self.lock:
             self.history.trim(now)
 
-    def sweep(self) -> int:
-        """Forget the shared containers no object uses any more, once the table has doubled, or
+    def sweep(self, force: bool = False) -> int:
+        """Forget the shared containers no object uses any more: once the table has doubled, or
         ``SWEEP_BYTES`` were tabled since the last sweep (a few large objects written many times),
-        or the history let go of as much (the old versions that used them)."""
+        or ``force`` (the history let go of a lot: the old versions that used them)."""
         table = self._compactor
-        if len(table) < max(1024, 2 * table.swept_at) and table.added < SWEEP_BYTES \
-                and self.history.released - self._swept_released < SWEEP_BYTES:
+        if not force and len(table) < max(1024, 2 * table.swept_at) and table.added < SWEEP_BYTES:
             return 0
-        self._swept_released = self.history.released
         return table.sweep()
 
     def close(self) -> None:
