@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Map, Rule
 
 from kube32.reference import errors
-from kube32.reference.api import debug, discovery, openapi, printers, resources
+from kube32.reference.api import debug, discovery, health, openapi, printers, resources
 from kube32.reference.config import Config
 from kube32.reference.controlplane import ControlPlane
 
@@ -90,7 +90,7 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
     app.json.compact = True
     app.extensions["kube32"] = control_plane or ControlPlane(config)
     printers.register()
-    for blueprint in (discovery.bp, openapi.bp, resources.bp, debug.bp):
+    for blueprint in (discovery.bp, health.bp, openapi.bp, resources.bp, debug.bp):
         app.register_blueprint(blueprint)
     if config.authenticates:
         from kube32.reference.auth import authn, gate, tokens
@@ -107,7 +107,8 @@ def create_app(config: Config | None = None, control_plane: ControlPlane | None 
 
     @app.errorhandler(errors.ApiError)
     def api_error(err: errors.ApiError):
-        return jsonify(err.status()), err.code
+        retry = err.details.get("retryAfterSeconds")
+        return jsonify(err.status()), err.code, {"Retry-After": str(retry)} if retry else {}
 
     @app.after_request
     def durable(response):

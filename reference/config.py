@@ -23,6 +23,10 @@ class Config:
     run_loops: bool = True               # False: controllers never tick (API-only unit tests)
     # seconds an Event lives after its last write (upstream's --event-ttl, one hour); 0: for ever
     event_ttl: float = 3600.0
+    # serving bounds (serving.http.Limits, serving.hub): sockets at once, TLS handshakes included, and
+    # the watches one identity (a user; without authentication, a client address) may hold
+    max_connections: int = 4096
+    max_watches_per_user: int = 1024
     # security (upstream's flags): with an authenticator, anonymous requests get 401
     token_auth_file: str | None = None
     client_ca_file: str | None = None

@@ -115,6 +115,16 @@ class RequestEntityTooLarge(ApiError):
     code, reason = 413, "RequestEntityTooLarge"
 
 
+class TooManyRequests(ApiError):
+    """429, as upstream's max-in-flight answers: the client should try again after a second."""
+
+    code, reason = 429, "TooManyRequests"
+
+    def __init__(self, message: str, **kwargs) -> None:
+        super().__init__(message, **kwargs)
+        self.details["retryAfterSeconds"] = 1
+
+
 class UnsupportedMediaType(ApiError):
     code, reason = 415, "UnsupportedMediaType"
 

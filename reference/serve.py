@@ -13,25 +13,52 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
 import logging
 import os
 import ssl
 import threading
 from collections.abc import Callable
 
+from kube32.reference import errors
 from kube32.reference.api.creates import Creates
 from kube32.reference.api.renewals import Renewals
 from kube32.reference.app import create_app
 from kube32.reference.config import Config
-from kube32.reference.serving.http import HttpServer, bind
+from kube32.reference.serving.http import HttpServer, Limits, bind
 from kube32.reference.serving.hub import WatchHub
 from kube32.reference.store import housekeeping
+from kube32.spec import constants
 
 log = logging.getLogger(__name__)
 
 THREADS = 16          # requests only: watches live on the event loop, not in a thread
 PARENT_POLL = 1.0     # seconds between looks at whether the parent (serve --exit-with-parent) still runs
 GC_YOUNG = 10_000     # tracked objects allocated (net) before a young collection (Python's default: 700)
+
+
+# Status reasons of the answers the serving layer gives before the app (upstream's where it has one)
+_REASONS = {400: "BadRequest", 408: "Timeout", 413: "RequestEntityTooLarge", 429: "TooManyRequests",
+            500: "InternalError"}
+
+
+def status_body(code: int, message: str) -> tuple[str, bytes]:
+    """An answer the app never sees (a malformed request, a body or head too large) as a Status."""
+    err = errors.ApiError(message)
+    err.code, err.reason = code, _REASONS.get(code, "")
+    return "application/json", (json.dumps(err.status(), separators=(",", ":")) + "\n").encode()
+
+
+def limits(config: Config) -> Limits:
+    """The serving bounds: the request body limit is the API's own."""
+    return Limits(max_connections=config.max_connections, max_body=constants.MAX_REQUEST_BODY_BYTES)
+
+
+def watch_hub(config: Config, server: HttpServer) -> WatchHub:
+    """The hub of ``server``'s watches; watches may take three quarters of the connections, so
+    short requests always find room."""
+    return WatchHub(server.loop, submit=server.submit, call=server.call, per_identity=config.max_watches_per_user,
+                    max_watches=max(1, config.max_connections * 3 // 4))
 
 
 @dataclasses.dataclass
@@ -52,8 +79,9 @@ class RunningServer:
 
 
 def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None,
-                    wrap: Callable | None = None) -> RunningServer:
-    """Start the loops and the server; ``wrap(wsgi_app)`` may put middleware (auth) around the app."""
+                    wrap: Callable | None = None, bounds: Limits | None = None) -> RunningServer:
+    """Start the loops and the server; ``wrap(wsgi_app)`` may put middleware (auth) around the app;
+    ``bounds`` replaces the serving bounds the config implies (tests with short timeouts)."""
     app = create_app(config)
     cp = app.extensions["kube32"]
     host, port = config.host_port
@@ -61,8 +89,8 @@ def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None
     # Lease renewals and creates skip Flask (the gate of an authenticating server is Flask's: they go through it)
     wsgi = app if config.authenticates else Renewals(app, fallback=Creates(app))
     server = HttpServer(wrap(wsgi) if wrap else wsgi, sock, threads=THREADS, ssl_context=ssl_context,
-                        ident="kube32-reference")
-    hub = WatchHub(server.loop)
+                        ident="kube32-reference", limits=bounds or limits(config), error_body=status_body)
+    hub = watch_hub(config, server)
     cp.watch_hub = hub
     cp.store.sinks.append(hub.publish)
     scheme = "https" if ssl_context is not None else "http"

@@ -43,6 +43,17 @@ def duration(text: str) -> float:
     return seconds
 
 
+def positive(text: str) -> int:
+    """A whole number of at least 1 (a count of connections or watches)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
 def _serve(args: argparse.Namespace) -> int:
     from kube32.reference.config import Config
     from kube32.reference.serve import serve
@@ -65,7 +76,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 2       # a bad flag, as argparse says it
     config = Config(data_dir=args.data_dir, listen=args.listen, profile=args.profile, clock=args.clock,
                     clock_start=args.clock_start, overrides=overrides, fsync=not args.unsafe_no_fsync,
-                    event_ttl=args.event_ttl)
+                    event_ttl=args.event_ttl, max_connections=args.max_connections,
+                    max_watches_per_user=args.max_watches_per_user)
     from kube32.conformance import devcluster, secure_serve
 
     cluster = devcluster.prepare(args, config)      # one-line errors for bad flags and files, before binding
@@ -111,6 +123,12 @@ def add_serve(sub) -> None:
     p.add_argument("--event-ttl", type=duration, default=3600.0, metavar="DURATION",
                    help="how long an Event lives after its last write, as upstream's flag: 1h0m0s, 30m, 90s or "
                         "seconds; 0 keeps them (default 1h)")
+    p.add_argument("--max-connections", type=positive, default=4096, metavar="N",
+                   help="sockets open at once, TLS handshakes included; at the limit a connection that is not "
+                        "running a request gives way to a new one (default %(default)s)")
+    p.add_argument("--max-watches-per-user", type=positive, default=1024, metavar="N",
+                   help="watches one user (without authentication: one client address) may hold at once; "
+                        "another is answered 429 (default %(default)s)")
     p.add_argument("--debug", action="store_true", help="show tracebacks of start-up errors")
     p.add_argument("--clock-start", type=float, default=None,
                    help="with --clock manual: the epoch the clock starts at, fractions allowed (controller "

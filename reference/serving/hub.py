@@ -5,16 +5,22 @@ loop. On the loop, ``_drain`` takes what has queued up: each event is framed onc
 (every event of its resource, in one namespace or all, as plain JSON) gets the drain's frames as one
 bytes object, the same object for every plain watch of that namespace, and the others (selectors,
 Table rows) are matched event by event; each watch gets one write per drain. A watch is registered from a store
-version (``cursor``): events the hub has already passed on are replayed from a short ring, and if
-the ring no longer reaches back that far the watch gets the 410 ``Expired`` ERROR event upstream
-sends (the client re-lists). Quiet watches get a keep-alive space every ``keepalive`` seconds so a
-vanished client is noticed.
+version (``cursor``): events the hub has already passed on are replayed from a short ring (at most
+``RING_BYTES``: it only bridges a watch's set-up), and if the ring no longer reaches back that far
+the watch gets the 410 ``Expired`` ERROR event upstream sends (the client re-lists). Quiet watches
+get a keep-alive space every ``keepalive`` seconds so a vanished client is noticed.
+
+Watches of computed views (``serving.views``) live here too: no thread per watch. And no client
+holds more than its share: ``admit(identity)`` counts the watches of each identity (upstream's
+max-in-flight in spirit; watches are its long-running requests) and of the whole server.
 """
 
 from __future__ import annotations
 
 import collections
+import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kube32.reference.serving.http import Stream, StreamChannel, chunk
@@ -23,6 +29,8 @@ if TYPE_CHECKING:
     from kube32.reference.store import Event
 
 RING = 4096
+# What the ring may hold: an event costs about its object twice (the stored object, its encoding).
+RING_BYTES = 16 << 20
 # With many watches, events are gathered for this long before the loop writes them: one write per
 # watch carries several events (a socket write costs more than the rest of a delivery together).
 # (A window that grew with the last fan-out's wall time was tried: under CPU contention it added its
@@ -55,6 +63,10 @@ class HubWatch(Stream):
 
     shared_encoding = True     # False: ``frame`` differs per watch (e.g. Table rows)
 
+    replays = True             # False: no store history (a view's watch): no ring, no 410
+
+    identity: str | None = None     # whose share of watches this one counts against (``admit``)
+
     def frame(self, event: Event) -> bytes:
         return chunk(event.line())
 
@@ -72,6 +84,9 @@ class HubWatch(Stream):
         self.hub.remove(self)
         if self._timer is not None:
             self._timer.cancel()
+        if self.identity is not None:
+            self.hub.release(self.identity)
+            self.identity = None
 
     def end(self) -> None:
         self.detach()
@@ -86,18 +101,47 @@ class HubWatch(Stream):
 
 
 class WatchHub:
-    def __init__(self, loop, keepalive: float = 10.0) -> None:
+    """``submit(fn, *args)`` runs work in a pool thread and ``call(fn, *args)`` back on the loop
+    (the server's); ``per_identity`` and ``max_watches`` bound the watches ``admit`` lets in."""
+
+    def __init__(self, loop, keepalive: float = 10.0, *, submit: Callable | None = None,
+                 call: Callable | None = None, per_identity: int = 1024, max_watches: int = 3072) -> None:
         self.loop = loop
         self.keepalive = keepalive
+        self.submit = submit or (lambda fn, *args: fn(*args))
+        self.call = call or (lambda fn, *args: loop.call_soon_threadsafe(fn, *args))
+        self.per_identity, self.max_watches = per_identity, max_watches
+        self._admitted: collections.Counter[str] = collections.Counter()
+        self._admitted_total = 0
+        self._admit_lock = threading.Lock()
+        self.feeds: dict = {}                     # (view key, namespace) -> views.ViewFeed
         self._queue: collections.deque[Event] = collections.deque()
         self._scheduled = False
-        self._ring: collections.deque[Event] = collections.deque(maxlen=RING)
+        self._ring: collections.deque[Event] = collections.deque()
+        self._ring_bytes = 0
         self._last_rv: int | None = None          # the newest event drained
         self._by_res: dict[str, set[HubWatch]] = collections.defaultdict(set)
         self._watches = 0
         self._keepalive_timer = None
 
-    # -- any thread (the store's writers, under the store lock) ------------------------------------
+    # -- any thread ----------------------------------------------------------------------------------
+    def admit(self, identity: str) -> bool:
+        """Count one more watch of ``identity``; False (nothing counted) past its share or the
+        server's. ``release`` gives it back (a watch's ``detach`` does)."""
+        with self._admit_lock:
+            if self._admitted[identity] >= self.per_identity or self._admitted_total >= self.max_watches:
+                return False
+            self._admitted[identity] += 1
+            self._admitted_total += 1
+            return True
+
+    def release(self, identity: str) -> None:
+        with self._admit_lock:
+            self._admitted[identity] -= 1
+            self._admitted_total -= 1
+            if self._admitted[identity] <= 0:
+                del self._admitted[identity]
+
     def publish(self, event: Event) -> None:
         self._queue.append(event)
         if not self._scheduled:
@@ -123,8 +167,10 @@ class WatchHub:
         self._queue.clear()
         if not events:
             return
-        self._ring.extend(events)
+        self._remember(events)
         self._last_rv = events[-1].rv
+        for feed in list(self.feeds.values()):       # a view may change with any write
+            feed.touch()
         by_res: dict[str, list[Event]] = {}
         for event in events:
             by_res.setdefault(event.res, []).append(event)
@@ -152,6 +198,13 @@ class WatchHub:
                         touched[w] = True
         self._flush(list(touched))
 
+    def _remember(self, events: list[Event]) -> None:
+        ring = self._ring
+        ring.extend(events)
+        self._ring_bytes += sum(2 * e.size for e in events)
+        while ring and (len(ring) > RING or self._ring_bytes > RING_BYTES):
+            self._ring_bytes -= 2 * ring.popleft().size
+
     def _flush(self, watches: list[HubWatch]) -> None:
         for w in watches[:SLICE]:
             if w.pending and not w.flush():      # (an earlier slice may have written them already)
@@ -161,8 +214,8 @@ class WatchHub:
 
     def add(self, w: HubWatch) -> None:
         """Register ``w`` (already attached): its head, the ring's events after its cursor, then live."""
-        ring = self._ring
-        if self._last_rv is not None and w.cursor < self._last_rv:
+        ring = self._ring if w.replays else ()
+        if w.replays and self._last_rv is not None and w.cursor < self._last_rv:
             oldest = ring[0].rv if ring else self._last_rv + 1
             if oldest > w.cursor + 1:           # the ring has lost events this watch needs
                 w.pending[:] = [w.head, w.expired()]
@@ -175,7 +228,7 @@ class WatchHub:
                     and (w.namespace is None or w.namespace == event.namespace) \
                     and (not w.selective or w.matches(event)):
                 w.pending.append(w.frame(event))
-        if self._last_rv is not None:
+        if self._last_rv is not None and w.replays:
             w.cursor = max(w.cursor, self._last_rv)
         self._by_res[w.res].add(w)
         self._watches += 1

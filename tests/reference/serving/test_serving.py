@@ -4,6 +4,7 @@ bad requests answered and closed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import select
 import socket
@@ -120,7 +121,7 @@ def test_idle_half_open_sockets_lock_nobody_out(server):
 
 
 def test_a_watcher_that_stops_reading_is_cut_off_and_others_go_on(server, monkeypatch):
-    monkeypatch.setattr(server._server, "max_stream_buffer", 1 << 20)
+    monkeypatch.setattr(server._server, "limits", dataclasses.replace(server._server.limits, max_stream_buffer=1 << 20))
     port = int(server.url.rsplit(":", 1)[1])
     slow = socket.socket()
     slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)       # before connecting: a small window
