@@ -7,6 +7,7 @@ import contextlib
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -64,8 +65,10 @@ def side_by_side(lines: list[str], other: subprocess.Popen | None) -> int:
 
 
 @contextlib.contextmanager
-def server(source: Path, *args: str, data_dir: str | None = None, own_session: bool = False):
-    """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid).
+def server(source: Path, *args: str, data_dir: str | None = None, own_session: bool = False,
+           tls_dir: str | None = None):
+    """``kube32-conformance serve`` from ``source`` on a free port; yields (url, pid). ``tls_dir``:
+    over https with ``--tls-self-signed tls_dir`` (its ``ca.crt`` verifies the server).
 
     ``own_session``: the server runs in a session of its own, as a daemon would. Where the kernel
     groups CPU time by session (``/proc/sys/kernel/sched_autogroup_enabled``, on here), ``nice``
@@ -78,19 +81,22 @@ def server(source: Path, *args: str, data_dir: str | None = None, own_session: b
            "--listen", f"127.0.0.1:{port}", *args]
     if data_dir:
         cmd += ["--data-dir", data_dir]
+    if tls_dir:
+        cmd += ["--tls-self-signed", tls_dir]
     env = {**os.environ, "PYTHONPATH": str(source)}
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, cwd=str(source), env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=own_session)
-        yield from _running(proc, log, f"http://127.0.0.1:{port}", source)
+        yield from _running(proc, log, f"{'https' if tls_dir else 'http'}://127.0.0.1:{port}", source)
 
 
 def _running(proc, log, url: str, source: Path):
+    unverified = ssl._create_unverified_context()       # loopback readiness probe only
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                urllib.request.urlopen(url + "/version", timeout=2).read()
+                urllib.request.urlopen(url + "/version", timeout=2, context=unverified).read()
                 break
             except OSError as exc:
                 if proc.poll() is not None or time.monotonic() > deadline:

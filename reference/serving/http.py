@@ -27,6 +27,8 @@ No client can take the server from the others (every number is a field of ``Limi
 - Per connection, at most ``pipeline`` parsed requests wait behind the running one and no request
   starts while its answers wait unsent past the socket's high-water mark: a client that pipelines
   and never reads finds reading paused after a few answers, and its bytes wait in its own socket.
+  Pipelined requests run at most ``BULK_THREADS`` at a time, so a flood of them never stands between
+  another client's request and a thread.
   A stream whose client lags ``max_stream_buffer`` bytes is closed (as kube-apiserver closes a
   watcher that cannot keep up; the client re-lists and watches again).
 - Across connections, request bytes held in memory (heads, bodies, pipelined requests) stop at
@@ -72,6 +74,9 @@ FEED = 4 * 1024                     # bytes handed to the parser at a time (a pi
                                     # dozen requests before the connection notices it is full)
 LINGER = 1.0                        # seconds an answered-and-closing connection's input is read and dropped
                                     # (closing with unread input would reset the answer away)
+BULK_THREADS = 2                    # pool threads that run pipelined requests at once (the others are kept
+                                    # for requests that nothing waits behind: a client that pipelines is a
+                                    # bulk flow, and a flood of it never stands between others and a thread)
 FAIR_HOLD = 16 * 1024               # bytes any connection may hold past the read budget (a small request
                                     # still goes through while large bodies wait for the budget)
 
@@ -144,7 +149,7 @@ def chunk(data: bytes) -> bytes:
 
 
 class _Request:
-    __slots__ = ("url", "headers", "body", "size", "method", "version", "keep_alive", "chunked")
+    __slots__ = ("url", "headers", "body", "size", "method", "version", "keep_alive", "chunked", "bulk")
 
     def __init__(self) -> None:
         self.url = b""
@@ -152,6 +157,7 @@ class _Request:
         self.body: list[bytes] = []
         self.size = 0               # bytes held against the server's read budget
         self.chunked = False
+        self.bulk = False           # pipelined: runs in the background (``HttpServer.run_request``)
 
 
 class _TooLarge(Exception):
@@ -211,6 +217,10 @@ class Connection(asyncio.BufferedProtocol):
         stream, self.streaming = self.streaming, None
         if stream is not None:
             stream.detach()
+        # The parser refers back to this connection: without it the connection (and its TLS state)
+        # is freed at once, not by the cyclic collector (a flood of short connections piled up
+        # hundreds of MB of such cycles between two full collections).
+        self.parser = self.tls = None
 
     def _forget(self) -> None:
         """Leave the server's books: nothing of this connection is held any more."""
@@ -454,7 +464,8 @@ class Connection(asyncio.BufferedProtocol):
             return
         self.busy = True
         req = self.queue.popleft()
-        self.server.submit(self._run, req)
+        req.bulk = bool(self.queue)         # more of this connection's requests wait behind it: pipelined
+        self.server.run_request(self, req)
 
     def _environ(self, req: _Request) -> dict:
         path, _, query = req.url.partition(b"?")
@@ -498,6 +509,13 @@ class Connection(asyncio.BufferedProtocol):
 
     def _run(self, req: _Request) -> None:
         """In a pool thread: call the app; hand the answer back to the loop."""
+        try:
+            self._answer(req)
+        finally:
+            if req.bulk:
+                self._call(self.server.bulk_done)
+
+    def _answer(self, req: _Request) -> None:
         env = self._environ(req)
         offloaded: list[Stream] = []
         env[OFFLOAD] = offloaded.append
@@ -708,6 +726,8 @@ class HttpServer:
         self.stalled: set[Connection] = set()    # connections whose answers wait past the high-water mark
         self.waiting: set[Connection] = set()    # connections holding input back (full, or over the read budget)
         self.read_held = 0                        # request bytes held, all connections
+        self._bulk_running = 0                    # pipelined requests in the pool
+        self._bulk_waiting: collections.deque = collections.deque()     # (connection, request) waiting their turn
         self.read_buffer = bytearray(READ_SIZE)
         self.read_view = memoryview(self.read_buffer)
         self.refused = 0                          # connections refused: every slot busy
@@ -764,6 +784,24 @@ class HttpServer:
         if self.waiting and self.read_held <= self.limits.read_budget:
             for conn in list(self.waiting):
                 conn._unblock()
+
+    def run_request(self, conn: Connection, req: _Request) -> None:
+        """Run a parsed request in the pool; a pipelined one waits while ``BULK_THREADS`` of them run."""
+        if req.bulk:
+            if self._bulk_running >= BULK_THREADS:
+                self._bulk_waiting.append((conn, req))
+                return
+            self._bulk_running += 1
+        self.submit(conn._run, req)
+
+    def bulk_done(self) -> None:
+        self._bulk_running -= 1
+        while self._bulk_waiting and self._bulk_running < BULK_THREADS:
+            conn, req = self._bulk_waiting.popleft()
+            if conn.closed:
+                continue                        # (what it held went with the connection)
+            self._bulk_running += 1
+            self.submit(conn._run, req)
 
     # -- the pool -----------------------------------------------------------------------------------
     def submit(self, fn: Callable, *args) -> None:
