@@ -2,7 +2,9 @@
 
 Nothing here reads the store or the clock; ``node_lifecycle.NodeLifecycleController`` feeds these
 functions and writes what they return. Every rule is a module attribute so the sensitivity suite can
-replace one at a time.
+replace one at a time. The timed rules (``health``, ``pod_verdict``) answer with what holds now and
+until when it holds by time alone (``Timed.until``): the controller wakes a node at that moment and
+never works a deadline out itself.
 
 Timeline of a node whose Lease stops being renewed (``last`` = when the controller last saw its
 renewTime change, see ``observe`` and ``first_sight``):
@@ -24,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
+from typing import Generic, TypeVar
 
 from kube32.reference.machinery import defaults
 from kube32.reference.machinery.conditions import ready_condition
@@ -33,6 +36,7 @@ NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 TERMINAL_PHASES = ("Succeeded", "Failed")
 EVICTING_KEYS = (constants.TAINT_UNREACHABLE, constants.TAINT_NOT_READY)
+T = TypeVar("T")
 
 
 class Health(enum.Enum):
@@ -45,6 +49,19 @@ class PodVerdict(enum.Enum):
     KEEP = "keep"
     EVICT = "evict"                    # back to Pending, unbound, for the scheduler to rebind
     REMOVE = "remove"                  # terminating pod: deleted from the store
+
+
+NEVER = float("inf")
+
+
+@dataclasses.dataclass(frozen=True)
+class Timed(Generic[T]):
+    """A timed rule's answer: ``value`` holds now and, with nothing written, until ``until``
+    (NEVER: for good). ``cause``: what the answer is for (the taint a pod is evicted for)."""
+
+    value: T
+    until: float = NEVER
+    cause: dict | None = None
 
 
 @dataclasses.dataclass
@@ -105,29 +122,21 @@ def observe(renewals: Renewals, renew_time: str | None, now: float) -> Renewals:
     return renewals
 
 
-def is_stale(elapsed: float, threshold: float) -> bool:
-    """A node times out AT the threshold (not one check later)."""
-    return elapsed >= threshold
+def silence(last: float, threshold: float, noexecute_delay: float) -> list[tuple[float, Health]]:
+    """The healths a node that last renewed at ``last`` reaches without a renewal, each with the
+    moment it begins: it times out AT the threshold (not one check later), and the NoExecute taint
+    comes ``noexecute_delay`` after that. Before the first moment it is FRESH."""
+    return [(last + threshold, Health.UNREACHABLE), (last + threshold + noexecute_delay, Health.NO_EXECUTE)]
 
 
-def health(last: float, threshold: float, noexecute_delay: float, now: float) -> Health:
-    elapsed = now - last
-    if not is_stale(elapsed, threshold):
-        return Health.FRESH
-    if is_stale(elapsed, threshold + noexecute_delay):
-        return Health.NO_EXECUTE
-    return Health.UNREACHABLE
-
-
-def next_change(last: float, threshold: float, noexecute_delay: float, state: Health) -> float:
-    """When a node last renewed at ``last`` and now in ``state`` reaches its next health by time
-    alone (infinity: none). The controller looks at the node from a little before this time on,
-    at every check until ``health`` says the state changed, so ``health`` stays the judge."""
-    if state is Health.FRESH:
-        return last + threshold
-    if state is Health.UNREACHABLE:
-        return last + threshold + noexecute_delay
-    return float("inf")
+def health(last: float, threshold: float, noexecute_delay: float, now: float) -> Timed[Health]:
+    """The node's health at ``now``, until the next moment of ``silence``."""
+    state = Health.FRESH
+    for begins, reached in silence(last, threshold, noexecute_delay):
+        if now < begins:
+            return Timed(state, begins)
+        state = reached
+    return Timed(state)
 
 
 # -- node conditions and taints -------------------------------------------------------------------
@@ -279,32 +288,27 @@ def evicting_taints(node: dict) -> list[dict]:
             if t.get("effect") == NO_EXECUTE and t.get("key") in EVICTING_KEYS]
 
 
-def pod_deadline(tolerations: list[dict], taints: list[tuple[dict, float]]) -> float | None:
-    """The earliest deadline over the node's (taint, timeAdded) pairs; None: tolerated for ever."""
-    deadlines = [eviction_deadline(tolerations, taint, added) for taint, added in taints]
-    finite = [d for d in deadlines if d is not None]
-    return min(finite) if finite else None
+def timed_taints(node: dict, now: float) -> list[tuple[dict, float]]:
+    """The evicting taints with the time each was added (one without ``timeAdded`` counts as added now)."""
+    return [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now) for t in evicting_taints(node)]
 
 
-def expired_taint(pod: dict, taints: list[tuple[dict, float]], now: float) -> dict:
-    """The taint the pod is evicted for (the first whose deadline has passed)."""
-    tolerations = (pod.get("spec") or {}).get("tolerations") or []
-    for taint, added in taints:
-        deadline = eviction_deadline(tolerations, taint, added)
-        if deadline is not None and now >= deadline:
-            return taint
-    return taints[0][0]
-
-
-def pod_verdict(pod: dict, taints: list[tuple[dict, float]], now: float) -> PodVerdict:
+def pod_verdict(pod: dict, taints: list[tuple[dict, float]], now: float) -> Timed[PodVerdict]:
+    """What becomes of a pod on a node with these (taint, timeAdded) pairs: kept (until the earliest
+    deadline over them), or evicted / removed for the taint whose deadline that was."""
     if exempt(pod) or not taints:
-        return PodVerdict.KEEP
-    deadline = pod_deadline((pod.get("spec") or {}).get("tolerations") or [], taints)
-    if deadline is None or now < deadline:
-        return PodVerdict.KEEP
+        return Timed(PodVerdict.KEEP)
+    tolerations = (pod.get("spec") or {}).get("tolerations") or []
+    deadlines = [(deadline, taint) for taint, added in taints
+                 if (deadline := eviction_deadline(tolerations, taint, added)) is not None]
+    if not deadlines:
+        return Timed(PodVerdict.KEEP)
+    deadline, taint = min(deadlines, key=lambda pair: pair[0])
+    if now < deadline:
+        return Timed(PodVerdict.KEEP, deadline)
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return PodVerdict.REMOVE
-    return PodVerdict.EVICT
+        return Timed(PodVerdict.REMOVE, cause=taint)
+    return Timed(PodVerdict.EVICT, cause=taint)
 
 
 def taint_text(taint: dict) -> str:

@@ -14,13 +14,12 @@ not timed out counts as renewed at the restart, so it gets a full lease duration
 
 Cost of a pass at fleet scale (5,000 nodes renewing every 5 s): O(nodes whose state can change),
 not O(nodes). A pass reads the store's change log since its last pass (``Store.changes_after``)
-and looks only at the nodes whose Node or Lease was written since, and at those whose next health
-deadline (``rules.next_change``, kept in a heap) is less than two checks away: those it looks at on
-every check until ``rules.health`` says their state moved, so the rules, not the heap, decide when.
-The first pass after a start, and any pass the log no longer reaches back for, looks at every node.
-A node is planned (copied, compared, written) only when its health differs from the one it was last
-left settled in at the same resourceVersion, and pods are listed only when some node changed or
-carries an evicting taint.
+and looks only at the nodes whose Node or Lease was written since, and at those whose health
+holds no longer than now (``rules.health``'s ``until``, kept in a heap): the rule says when it can
+change, the heap only remembers it. The first pass after a start, and any pass the log no longer
+reaches back for, looks at every node. A node is planned (copied, compared, written) only when its
+health differs from the one it was last left settled in at the same resourceVersion, and pods are
+listed only when some node changed or carries an evicting taint.
 
 ``install(cp)`` also registers the pod admission that adds the default tolerations.
 """
@@ -32,7 +31,7 @@ from collections import defaultdict
 
 from kube32.reference.controllers import lifecycle_rules as rules
 from kube32.reference.machinery import defaults
-from kube32.spec import constants, reasons, timefmt
+from kube32.spec import constants, reasons
 
 LEASES = "leases.coordination.k8s.io"
 
@@ -52,6 +51,7 @@ class NodeLifecycleController:
         self._wake: dict[str, float] = {}     # node -> from when to look at it again without a write
         self._due: list[tuple[float, str]] = []   # heap of (_wake time, node); entries _wake no longer has are stale
         self._evicting: set[str] = set()     # nodes carrying an evicting NoExecute taint: their pods count
+        self._next_eviction = rules.NEVER    # the earliest pod verdict's ``until`` of the last pass
 
     def interval(self) -> float:
         return self.cp.profile.lifecycle_check_interval
@@ -79,6 +79,7 @@ class NodeLifecycleController:
                 acting[name] = updated
         for name in self._evicting - acting.keys():
             acting[name] = store.head.peek("nodes", "", name)
+        self._next_eviction = rules.NEVER
         if acting:
             pods_by_node: dict[str, list[dict]] = defaultdict(list)
             for pod in store.head.list("pods"):
@@ -119,7 +120,7 @@ class NodeLifecycleController:
         self._evicting.discard(name)
 
     def _look_again(self, name: str, at: float) -> None:
-        if at == float("inf"):
+        if at == rules.NEVER:
             self._wake.pop(name, None)      # nothing comes by time alone: only a write wakes it
             return
         self._wake[name] = at
@@ -130,27 +131,12 @@ class NodeLifecycleController:
 
     def idle_until(self, now: float) -> float:
         """With the store unchanged, no pass before this time changes anything (manual-clock jumps
-        skip those passes): the earliest time a node is to be looked at again (its next NotReady /
-        NoExecute deadline less two check intervals, or the next check while one is undecided), or
-        a pod's eviction deadline less two check intervals."""
-        store, due = self.cp.store, self._due
+        skip those passes): the earliest ``until`` the rules gave, of a node's health (or the next
+        check, for a state that does not settle) or of a pod's verdict."""
+        due = self._due
         while due and self._wake.get(due[0][1]) != due[0][0]:
             heapq.heappop(due)
-        until = due[0][0] if due else float("inf")
-        if self._evicting:
-            for pod in store.head.list("pods"):
-                name = (pod.get("spec") or {}).get("nodeName")
-                if name not in self._evicting or rules.exempt(pod):
-                    continue
-                node = store.head.peek("nodes", "", name)
-                if node is None:
-                    continue
-                taints = [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now)
-                          for t in rules.evicting_taints(node)]
-                deadline = rules.pod_deadline((pod.get("spec") or {}).get("tolerations") or [], taints)
-                if deadline is not None:
-                    until = min(until, deadline - 2 * self.interval())
-        return until
+        return min(due[0][0] if due else rules.NEVER, self._next_eviction)
 
     def last_renewal(self, node: dict, lease: dict | None, threshold: float, now: float) -> float:
         """When this controller last saw the node's Lease renewed (restart grace included)."""
@@ -171,11 +157,9 @@ class NodeLifecycleController:
         lease = self.cp.store.head.peek(LEASES, constants.NODE_LEASE_NAMESPACE, node["metadata"]["name"])
         threshold = rules.lease_threshold(lease, profile.not_ready_timeout)
         last = self.last_renewal(node, lease, threshold, now)
-        state = rules.health(last, threshold, profile.noexecute_delay, now)
-        name, rv = node["metadata"]["name"], node["metadata"].get("resourceVersion")
-        # looked at again (without a write) from two checks before its next deadline on
-        self._look_again(name, rules.next_change(last, threshold, profile.noexecute_delay, state)
-                         - 2 * self.interval())
+        health = rules.health(last, threshold, profile.noexecute_delay, now)
+        state, name, rv = health.value, node["metadata"]["name"], node["metadata"].get("resourceVersion")
+        self._look_again(name, health.until)     # looked at again (without a write) when it can change
         if self._settled.get(name) == (rv, state):
             return node         # planned at this version and health before: nothing to change
         plan = rules.plan_node(node, state, now)
@@ -191,17 +175,20 @@ class NodeLifecycleController:
         return updated
 
     def evict_pods(self, node: dict, pods: list[dict], now: float) -> None:
-        taints = [(t, timefmt.parse(t["timeAdded"]) if t.get("timeAdded") else now)
-                  for t in rules.evicting_taints(node)]
+        """Evict or remove the pods whose toleration ran out; the others' verdicts hold until
+        ``_next_eviction`` at the earliest."""
+        taints = rules.timed_taints(node, now)
         if not taints:
             return
         for pod in pods:
             verdict = rules.pod_verdict(pod, taints, now)
-            if verdict is rules.PodVerdict.EVICT:
-                self.evict(pod, node, rules.expired_taint(pod, taints, now), now)
-            elif verdict is rules.PodVerdict.REMOVE:
+            if verdict.value is rules.PodVerdict.EVICT:
+                self.evict(pod, node, verdict.cause, now)
+            elif verdict.value is rules.PodVerdict.REMOVE:
                 meta = pod["metadata"]
                 self.cp.store.delete("pods", meta.get("namespace", ""), meta["name"])
+            elif verdict.until < self._next_eviction:
+                self._next_eviction = verdict.until
 
     def evict(self, pod: dict, node: dict, taint: dict, now: float) -> None:
         name = node["metadata"]["name"]

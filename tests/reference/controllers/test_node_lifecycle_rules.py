@@ -46,11 +46,24 @@ def test_eviction_deadline(tolerations, deadline):
     assert rules.eviction_deadline(tolerations, TAINT, ADDED) == deadline
 
 
-def test_health_boundaries():
-    assert rules.health(0, 15, 15, 14.5) is rules.Health.FRESH
-    assert rules.health(0, 15, 15, 15) is rules.Health.UNREACHABLE
-    assert rules.health(0, 15, 15, 29.5) is rules.Health.UNREACHABLE
-    assert rules.health(0, 15, 15, 30) is rules.Health.NO_EXECUTE
+def test_health_boundaries_and_until_when_it_holds():
+    fresh, unreachable, no_execute = rules.Health.FRESH, rules.Health.UNREACHABLE, rules.Health.NO_EXECUTE
+    assert rules.health(0, 15, 15, 14.5) == rules.Timed(fresh, 15)
+    assert rules.health(0, 15, 15, 15) == rules.Timed(unreachable, 30)
+    assert rules.health(0, 15, 15, 29.5) == rules.Timed(unreachable, 30)
+    assert rules.health(0, 15, 15, 30) == rules.Timed(no_execute, rules.NEVER)
+
+
+def test_pod_verdict_until_its_deadline_and_for_which_taint():
+    not_ready = {"key": constants.TAINT_NOT_READY, "effect": "NoExecute"}
+    pod = {"metadata": {"name": "p"}, "spec": {"tolerations": [tol(60), tol(20, key=constants.TAINT_NOT_READY)]}}
+    taints = [(TAINT, ADDED), (not_ready, ADDED + 30)]
+    assert rules.pod_verdict(pod, taints, ADDED + 49) == rules.Timed(rules.PodVerdict.KEEP, ADDED + 50)
+    assert rules.pod_verdict(pod, taints, ADDED + 50) == rules.Timed(rules.PodVerdict.EVICT, cause=not_ready)
+    assert rules.pod_verdict({**pod, "spec": {"tolerations": [tol()]}}, taints[:1], ADDED + 1e9) \
+        == rules.Timed(rules.PodVerdict.KEEP)
+    leaving = {**pod, "metadata": {"name": "p", "deletionTimestamp": "2026-01-01T00:00:00Z"}}
+    assert rules.pod_verdict(leaving, taints, ADDED + 60).value is rules.PodVerdict.REMOVE
 
 
 def test_lease_threshold_and_fallback():

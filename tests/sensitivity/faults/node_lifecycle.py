@@ -15,9 +15,7 @@ from kube32.spec import profiles, reasons, timefmt
 from tests.sensitivity.registry import fair, fault
 
 INTERVAL = profiles.load("simulator").lifecycle_check_interval
-_is_stale = rules.is_stale
-_health = rules.health
-_next_change = rules.next_change
+_silence = rules.silence
 _lease_threshold = rules.lease_threshold
 _mark_unreachable = rules.mark_unreachable
 _mark_reachable = rules.mark_reachable
@@ -39,11 +37,16 @@ _idle_until = node_lifecycle.NodeLifecycleController.idle_until
 
 
 # -- NotReady ---------------------------------------------------------------------------------
+def _lapse_shifted(delta: float):
+    """Every moment of a silent node's timeline ``delta`` seconds off."""
+    return lambda last, threshold, delay: [(at + delta, state) for at, state in _silence(last, threshold, delay)]
+
+
 @fault("lapse-one-check-early", breaks=["NODE-NOTREADY-AT-LEASE-DURATION", "NODE-CHECK-INTERVAL",
                                         "NODE-NOTREADY-NOSCHEDULE-TAINT", "NODE-NOTREADY-EVENT",
                                         "NODE-THRESHOLD-DEFAULT", "NODE-NOEXECUTE-AFTER-DELAY"])
 def _(mp):
-    mp.setattr(rules, "is_stale", lambda elapsed, threshold: _is_stale(elapsed, threshold - INTERVAL))
+    mp.setattr(rules, "silence", _lapse_shifted(-INTERVAL))
 
 
 # One check late can be within the document's bound (T + one check interval) on some clock
@@ -53,7 +56,7 @@ def _(mp):
                                         "NODE-NOTREADY-NOSCHEDULE-TAINT", "NODE-THRESHOLD-DEFAULT",
                                         "NODE-NOEXECUTE-AFTER-DELAY"])
 def _(mp):
-    mp.setattr(rules, "is_stale", lambda elapsed, threshold: _is_stale(elapsed, threshold + 2 * INTERVAL))
+    mp.setattr(rules, "silence", _lapse_shifted(2 * INTERVAL))
 
 
 @fault("check-every-other-interval", breaks=["NODE-CHECK-INTERVAL"])
@@ -109,12 +112,10 @@ def _(mp):
 # -- NoExecute --------------------------------------------------------------------------------
 @fault("noexecute-at-fixed-30s", breaks=["NODE-NOEXECUTE-AFTER-DELAY"])
 def _(mp):
-    def fixed(last, threshold, delay, now):
-        state = _health(last, threshold, delay, now)
-        if state is rules.Health.NO_EXECUTE and now - last < 30:
-            return rules.Health.UNREACHABLE
-        return state
-    mp.setattr(rules, "health", fixed)
+    def fixed(last, threshold, delay):
+        return [(max(at, last + 30) if state is rules.Health.NO_EXECUTE else at, state)
+                for at, state in _silence(last, threshold, delay)]
+    mp.setattr(rules, "silence", fixed)
 
 
 @fault("noexecute-without-time-added", breaks=["NODE-NOEXECUTE-AFTER-DELAY"])
@@ -300,7 +301,9 @@ def _(mp):
 def _(mp):
     def no_remove(pod, taints, now):
         verdict = _pod_verdict(pod, taints, now)
-        return rules.PodVerdict.EVICT if verdict is rules.PodVerdict.REMOVE else verdict
+        if verdict.value is rules.PodVerdict.REMOVE:
+            return rules.Timed(rules.PodVerdict.EVICT, cause=verdict.cause)
+        return verdict
     mp.setattr(rules, "pod_verdict", no_remove)
 
 
@@ -343,13 +346,9 @@ def _(mp):
 @fault("unreachable-taints-lifted-after-45s", breaks=["NODE-RECOVERY-CLEARS-TAINTS"])
 def _(mp):
     """The node is taken back without a renewal once it has been silent long enough."""
-    def forgetful(last, threshold, delay, now):
-        if now - last >= threshold + delay + 45:
-            return rules.Health.FRESH
-        return _health(last, threshold, delay, now)
-    mp.setattr(rules, "health", forgetful)
-    mp.setattr(rules, "next_change", lambda last, threshold, delay, state: last + threshold + delay + 45
-               if state is rules.Health.NO_EXECUTE else _next_change(last, threshold, delay, state))
+    def forgetful(last, threshold, delay):
+        return [*_silence(last, threshold, delay), (last + threshold + delay + 45, rules.Health.FRESH)]
+    mp.setattr(rules, "silence", forgetful)
 
 
 @fair("recovery-waits-for-the-kubelet", passes=["NODE-RECOVERY-CLEARS-TAINTS", "NODE-RECOVERY-PODS-STAY"],
