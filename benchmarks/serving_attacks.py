@@ -29,7 +29,6 @@ import multiprocessing as mp
 import os
 import selectors as io_selectors
 import socket
-import ssl
 import sys
 import tempfile
 import threading
