@@ -178,6 +178,8 @@ def _list(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from kube32.conformance import preflight
 
+    if args.features:
+        args.features = os.path.abspath(args.features)      # pytest runs from elsewhere
     targets = args.target or ["reference"]
     if len(targets) > 1:
         if args.rig or args.list:
@@ -202,9 +204,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.list:
         return _list(args)
     argv = ["--pyargs", "kube32.conformance.bind", *[arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
-            "-o", "addopts=", "--target", args.target, "--report", args.report, "-rfE", "--tb=short"]
-    # one line per scenario comes from the plugin; -q keeps pytest from repeating it
-    argv += ["-q"] if not args.quiet else ["-qq"]
+            "-o", "addopts=", "--target", args.target, "--report", args.report, "--tb=short", "--no-summary",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning", "-W", "ignore::pytest.PytestConfigWarning"]
+    # The plugin prints one line per scenario and the summary, last; pytest's own lines (its letters,
+    # its FAILURES sections, its count of test items) would only repeat them (-qq, --no-summary);
+    # --quiet leaves the summary alone.
+    argv += ["-qqq"] if args.quiet else ["-qq"]
     if args.profile:
         argv += ["--profile", args.profile]
     for item in args.profile_set or []:
@@ -310,7 +315,7 @@ def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
     jobs = len(args.rig) if args.rig and len(args.rig) > 1 else args.jobs   # several rigs: one worker each
     real = estimate.run_seconds(timed, profile, manual=False, jobs=jobs, alone=alone)
     manual = estimate.run_seconds(timed, profile, manual=True, jobs=jobs, alone=alone)
-    where = f"{len(chosen)} scenarios, profile {profile.name}, " + (
+    where = f"{sum(sc.runs for sc in chosen)} scenarios, profile {profile.name}, " + (
         f"{jobs} rigs" if args.rig and len(args.rig) > 1
         else f"--jobs {args.jobs}" + (" (auto)" if getattr(args, "auto_jobs", False) else ""))
     if args.clock == "real" or target.endswith(":real") or target.startswith("rig:"):
@@ -324,7 +329,8 @@ def _estimate_line(args: argparse.Namespace, target: str, chosen: list) -> str:
 def add_run(sub) -> None:
     from kube32.conformance.preflight import EXIT_STATUSES
 
-    p = sub.add_parser("run", help="run the conformance features against a target and write reports",
+    # no abbreviations (--targ for --target): several --target runs rebuild each run's words from these
+    p = sub.add_parser("run", help="run the conformance features against a target and write reports", allow_abbrev=False,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog="exit status:\n" + "\n".join(f"  {code:3}  {meaning}"
                                                            for code, meaning in sorted(EXIT_STATUSES.items())))
@@ -367,7 +373,7 @@ def add_run(sub) -> None:
     p.add_argument("--report", default="reports", metavar="DIR",
                    help="where junit.xml, cucumber.json, clauses.json, index.html go (default %(default)s)")
     p.add_argument("--features", metavar="DIR", help="run these feature files instead of the packaged ones")
-    p.add_argument("-q", "--quiet", action="store_true", help="less pytest output around the scenario lines")
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per scenario: the summary only")
     p.add_argument("--list", action="store_true",
                    help="print the selected clauses and scenarios; run nothing, write no report")
     p.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")

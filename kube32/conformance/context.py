@@ -14,7 +14,14 @@ from typing import Any
 
 from kube32.conformance import credentials, kinds, naming, timing
 from kube32.conformance.client import ApiClient
-from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError, Unmet
+from kube32.conformance.errors import (
+    ApiStatusError,
+    CapabilityMissing,
+    CleanupFailed,
+    HarnessError,
+    TargetUnavailable,
+    Unmet,
+)
 from kube32.conformance.kubelets import FakeKubelet
 from kube32.conformance.levels import DOCUMENT, REFERENCE, Judge
 from kube32.conformance.observations import Observations
@@ -330,12 +337,16 @@ class ScenarioContext:
         except ApiStatusError as exc:
             if exc.code not in (404, 405):          # deletecollection not served: one by one
                 return [f"delete {kind} in {self.ns}: {exc}"]
+        except TargetUnavailable:
+            raise                                   # the cause, not a leftover: nothing more can be deleted
         except HarnessError as exc:
             return [f"delete {kind} in {self.ns}: {exc}"]
         try:
             items = self.api.list(kind, self.ns)
         except ApiStatusError as exc:
             return [] if exc.code in (404, 405) else [f"list {kind}: {exc}"]    # a kind this target does not serve
+        except TargetUnavailable:
+            raise
         except HarnessError as exc:
             return [f"list {kind}: {exc}"]
         problems = []
@@ -349,6 +360,8 @@ class ScenarioContext:
         except ApiStatusError as exc:
             if exc.code != 404:
                 return [f"delete {kind} {name}: {exc}"]
+        except TargetUnavailable:
+            raise
         except HarnessError as exc:
             return [f"delete {kind} {name}: {exc}"]
         return []

@@ -47,6 +47,10 @@ class TargetUnavailable(HarnessError):
     client's bounded retries; see ``client.ApiClient``)."""
 
 
+class TargetGone(TargetUnavailable):
+    """Not run: earlier scenarios in a row could not reach the target (``reachability.py``)."""
+
+
 class TlsRefused(TargetUnavailable):
     """The TLS handshake with the target failed (certificate, protocol)."""
 

@@ -8,6 +8,7 @@ Run the suite as plain pytest:  ``pytest --pyargs kube32.conformance.bind --targ
 from __future__ import annotations
 
 import contextlib
+import datetime
 import gc
 import os
 import pkgutil
@@ -27,6 +28,7 @@ from kube32.conformance import (
     naming,
     parallel,
     preflight,
+    reachability,
     steplookup,
     steps,
     suite,
@@ -43,6 +45,7 @@ from kube32.spec import catalogue, profiles
 VERDICT = pytest.StashKey[str]()
 SCENARIO_TARGET = pytest.StashKey[object]()   # the target a scenario ran on (board health, console logs)
 JUDGE = pytest.StashKey[levels.Judge]()          # the scenario's findings by clause and level
+REACH = pytest.StashKey[reachability.Reachability]()   # this process: has the target stopped answering?
 LOGS_ATTR = "kube32_logs"                    # board consoles on a teardown report (survives xdist)
 LOCK_FILE = pytest.StashKey[str]()           # xdist controller: the run's lock file (parallel.turn)
 
@@ -118,6 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if report:
         os.makedirs(report, exist_ok=True)
     config.stash[collector.COLLECTOR] = collector.Collector(cat, config.getoption("--level"))
+    config.stash[REACH] = reachability.Reachability(config.getoption("--target"))
     rigs = config.getoption("--rig")
     workers = getattr(config.option, "numprocesses", None)
     if rigs and workers and not _is_worker(config):   # the workers drive the rigs; the report names them all
@@ -252,6 +256,7 @@ def k32(request: pytest.FixtureRequest, k32_target):
     """The scenario context. Disables the scenario when the target lacks a needed capability."""
     target = k32_target
     request.node.stash[SCENARIO_TARGET] = target
+    request.config.stash[REACH].check()
     tags = frozenset(m.name for m in request.node.iter_markers())
     held = contextlib.ExitStack()
     turn = None
@@ -296,13 +301,17 @@ def k32(request: pytest.FixtureRequest, k32_target):
     yield ctx
     __tracebackhide__ = True
     ctx.close()
-    problems = []
+    problems, lost = [], None
     with held:
         for step in ((lambda: None) if target_is_fresh(target) else ctx.cleanup, target.end_scenario):
             try:
                 step()
+            except errors.TargetUnavailable as exc:      # the cause: what stays behind follows from it
+                lost = lost or exc
             except errors.HarnessError as exc:
                 problems.append(str(exc))
+    if lost is not None:
+        raise lost
     if problems:
         raise errors.CleanupFailed("; ".join(problems))
 
@@ -466,6 +475,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             report.longrepr = explanation.ExplainedFailure(explained, call.excinfo.value, str(item.path),
                                                            item.location[1] or 0)
     if verdict is not None:
+        item.config.stash[REACH].scenario_ended(verdict, call.excinfo.value if call.excinfo else None)
         per_clause = _clause_verdicts(item, call, verdict)
         verdict = _chosen(item, report, verdict, per_clause)
         item.stash[VERDICT] = verdict
@@ -547,6 +557,7 @@ class Reporting:
         self.col: collector.Collector = config.stash[collector.COLLECTOR]
         self.written: list[str] = []
         self._next_write = 0.0
+        self.said_gone = False
 
     def _expect(self) -> None:
         """Which clauses the features cover and which of them this run selected (not-selected/pending)."""
@@ -580,6 +591,8 @@ class Reporting:
             return None
         category = {"disabled": "skipped", "deviation": "xfailed",
                     levels.NOT_JUDGED: "xfailed" if report.skipped else "passed"}.get(data["status"], data["status"])
+        if reachability.not_run(data["status"], data.get("message", "")):
+            category = reachability.NOT_RUN     # counted apart, and not listed one by one (-rE)
         if self.config.option.verbose > 0:
             word = {"error": "ERROR", "failed": "FAILED"}.get(category)
             return (category, category[0].upper(), word) if word else None
@@ -588,15 +601,24 @@ class Reporting:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, collector.REPORT_ATTR, None)
         if data is not None:
-            self.col.add(data)
+            self.col.add(data, getattr(report, collector.TARGET_ATTR, None))
         logs = getattr(report, LOGS_ATTR, None)
         if logs:
             self.col.attach_logs(report.nodeid, logs)
         if report.when != "teardown" or report.nodeid not in self.col.results:
             return
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
-        if tr is not None and self.config.option.verbose <= 0:
-            line, markup = terminal.scenario_line(self.col.results[report.nodeid])
+        result = self.col.results[report.nodeid]
+        if reachability.not_run(result.status, result.message):
+            if tr is not None and not self.said_gone:      # one line for all of them
+                self.said_gone = True
+                tr.ensure_newline()
+                tr.write_line(f"kube32: {result.message.partition(': ')[2]}; the scenarios after it are "
+                              "errors, not run", red=True, bold=True)
+            self.write()
+            return
+        if tr is not None and -2 <= self.config.option.verbose <= 0:    # -qqq (run --quiet): none
+            line, markup = terminal.scenario_line(result)
             tr.ensure_newline()
             tr.write_line(line, **markup)
             tr.flush()                      # a log file or pipe sees each scenario as it ends
@@ -616,13 +638,34 @@ class Reporting:
             terminalreporter.write_line(line)
         if self.written:
             terminalreporter.write_line("reports: " + ", ".join(self.written))
+        # last: the one count of the run (each Examples row is a scenario), as index.html gives it
+        counts = self.col.scenario_counts()
+        took = (datetime.datetime.now(datetime.UTC) - self.col.started).total_seconds()
+        terminalreporter.write_line(f"kube32: {sum(counts.values())} scenarios: "
+                                    + ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+                                    + f" ({took:.0f} s)", bold=True)
 
 
+def pytest_terminal_summary(terminalreporter) -> None:
+    """pytest's own sections are off in a ``run`` (--no-summary): what stopped the collection is
+    still said, in its last line."""
+    if not getattr(terminalreporter, "no_summary", False):
+        return
+    for rep in terminalreporter.stats.get("error", []):
+        if isinstance(rep, pytest.CollectReport):
+            last = (rep.longreprtext.strip().splitlines() or ["?"])[-1].removeprefix("E   ")
+            terminalreporter.write_line(f"kube32: the features could not be collected: {last}", red=True)
+
+
+@pytest.hookimpl(tryfirst=True)       # before xdist brings its workers up
 def pytest_sessionstart(session: pytest.Session) -> None:
     """A heartbeat for long waits, where scenarios run in this process and a terminal shows it."""
     config = session.config
     tr = config.pluginmanager.get_plugin("terminalreporter")
     capman = config.pluginmanager.get_plugin("capturemanager")
+    workers = config.pluginmanager.get_plugin("terminaldistreporter")
+    if workers is not None and tr is not None and not tr.isatty():
+        workers.ensure_show_status = lambda: None    # xdist's "bringing up nodes..." lines, on a pipe
     if not _runs_scenarios_here(config) or tr is None or capman is None:
         return
 

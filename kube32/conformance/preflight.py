@@ -185,6 +185,25 @@ def target(args) -> Problem | None:
     return None
 
 
+def target_name(args) -> Problem | None:
+    """``--target`` names a kind of target the runner knows (a URL needs its scheme)."""
+    from kube32.conformance.targets import registry
+
+    spec = getattr(args, "target", None)
+    if not spec or getattr(args, "rig", None):
+        return None
+    why = registry.invalid(spec)
+    return Problem(USAGE, f"--target {why}") if why else None
+
+
+def features(args) -> Problem | None:
+    """``--features DIR`` exists."""
+    path = getattr(args, "features", None)
+    if path and not Path(path).is_dir():
+        return Problem(USAGE, f"--features {path}: no such directory")
+    return None
+
+
 def clock(args) -> Problem | None:
     """``--clock`` the target cannot have (the in-process reference always runs a manual clock)."""
     if getattr(args, "clock", None) == "real" and getattr(args, "target", "") == "reference" \
@@ -194,7 +213,7 @@ def clock(args) -> Problem | None:
     return None
 
 
-CHECKS: list[Callable[[object], Problem | None]] = [clock, deviations, selection, rig, target]
+CHECKS: list[Callable[[object], Problem | None]] = [target_name, features, clock, deviations, selection, rig, target]
 
 
 def run(args, checks=None) -> Problem | None:

@@ -79,6 +79,7 @@ class ScenarioInfo:
     tags: frozenset[str]
     steps: tuple[tuple[str, str, int], ...]   # (type, text, line)
     judges_document: bool = True              # some run of it (an Examples table) is not @interpretation
+    runs: int = 1                             # one per Examples row: how many scenarios a run counts
 
     @property
     def clauses(self) -> list[str]:
@@ -110,8 +111,9 @@ def _parse(base: Path, files: tuple[tuple[Path, int], ...]) -> tuple[ScenarioInf
             document = SCENARIO_REFERENCE_TAG not in own and (not sc.examples or any(SCENARIO_REFERENCE_TAG not in ex.tags
                                                                             for ex in sc.examples))
             steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc))
+            runs = sum(len(list(ex.as_contexts())) for ex in sc.examples) or 1
             out.append(ScenarioInfo(str(path.relative_to(base)), sc.name, sc.line_number,
-                                    frozenset(tags), steps, document))
+                                    frozenset(tags), steps, document, runs))
     return tuple(out)
 
 

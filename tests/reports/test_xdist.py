@@ -16,6 +16,8 @@ def test_workers_records_reach_the_reports(pytester, monkeypatch, tmp_path):
     assert (got["SCHED-BIND-ON-CREATE"], got["SCHED-TIE-BREAK"], got["KUBELET-LEASE-RENEWAL"]) == \
         ("passed", "failed", "disabled")
     assert doc["run"]["complete"] is True
+    # the controller runs no target of its own: the workers' description of it reaches the report
+    assert (doc["target"]["name"], doc["target"]["clock"], doc["profile"]) == ("reference", "manual", "simulator")
     cucumber = json.loads((tmp_path / "report" / "cucumber.json").read_text())
     steps = [s for e in cucumber[0]["elements"] for s in e["steps"]]
     assert any(s["result"]["status"] == "failed" and s["match"]["location"].startswith("kube32/conformance/steps/")

@@ -99,3 +99,46 @@ def test_more_jobs_than_rigs_is_a_usage_error(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "one rig each" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+OUTLINE = textwrap.dedent('''
+    Feature: counts
+      @clause-SCHED-BIND-ON-CREATE
+      Scenario Outline: bind on create to <node>
+        Given a kube32 control plane
+        And these Ready nodes:
+          | name   | memory |
+          | node-a | 64Ki   |
+        When I create a pod "p" requesting:
+          | resource | quantity |
+          | memory   | 1Ki      |
+        Then the create response for pod "p" names node "<node>"
+
+        Examples:
+          | node   |
+          | node-a |
+          | node-b |
+          | node-a |
+    ''')
+
+
+def test_the_terminal_tells_one_count_and_ends_with_the_summary(tmp_path):
+    """Inside a checkout (whose pytest settings name plugins a run does not load) and with workers:
+    no pytest warnings, sections or worker lines; one count (each Examples row a scenario) in the
+    first line and the last; the failure summarised once, after the scenario lines."""
+    features = tmp_path / "features"
+    features.mkdir()
+    (features / "counts.feature").write_text(OUTLINE)
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\ntimeout = 60\n")
+    done = cli("run", "--features", str(features), "--report", str(tmp_path / "r"), "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("kube32-conformance: 3 scenarios,"), lines[0]
+    assert lines[-1].startswith("kube32: 3 scenarios: 2 passed, 1 failed"), lines[-1]
+    text = done.stdout + done.stderr
+    for noise in ("warning", "Warning", "bringing up nodes", "short test summary", "=====", "Unknown config option"):
+        assert noise not in text, (noise, text[-3000:])
+    scenario_lines = [i for i, ln in enumerate(lines) if ln.startswith(("PASSED", "FAILED"))]
+    summary = next(i for i, ln in enumerate(lines) if ln.startswith("  FAILED  SCHED-BIND-ON-CREATE"))
+    assert len(scenario_lines) == 3 and summary > max(scenario_lines)
+    assert sum("expected 'node-b'" in ln for ln in lines) == 1        # said once, in the summary

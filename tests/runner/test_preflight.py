@@ -103,6 +103,24 @@ def test_a_clock_the_target_cannot_have(capsys, report):
     assert "use --target process:real" in line
 
 
+@pytest.mark.parametrize(("target", "says"), [
+    ("127.0.0.1:6443", "did you mean http://127.0.0.1:6443 or https://127.0.0.1:6443?"),
+    ("http://", "names no host"),
+    ("https://h:x", "not a valid URL"),
+    ("process@abc", "epoch seconds"),
+    ("refrence", "unknown target 'refrence'"),
+])
+def test_a_target_name_the_runner_does_not_know(capsys, report, target, says):
+    """Named before anything runs, with the usage status; the earlier report stays as it was."""
+    code, line = run(capsys, report, "--target", target)
+    assert code == preflight.USAGE and line.startswith("--target ") and says in line
+
+
+def test_a_features_directory_that_is_not_there(capsys, report, tmp_path):
+    code, line = run(capsys, report, "--features", str(tmp_path / "nope"))
+    assert code == preflight.USAGE and line.endswith("nope: no such directory")
+
+
 def test_a_missing_rig_file(capsys, report, tmp_path):
     code, line = run(capsys, report, "--rig", str(tmp_path / "rig.yaml"))
     assert code == preflight.USAGE == 2        # as `rig check` says it (tests/harness/test_rig_cli.py)

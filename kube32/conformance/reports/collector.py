@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from kube32.conformance import __version__, levels
+from kube32.conformance import __version__, levels, reachability
 from kube32.conformance.reports import sentences, text
 from kube32.conformance.reports.gherkin import SCENARIO_LOG
 from kube32.conformance.suite import item_clauses
@@ -38,6 +38,7 @@ DEVIATIONS = pytest.StashKey[dict]()
 CONTEXT = pytest.StashKey[object]()      # the scenario's ScenarioContext (its observations)
 EXPLANATION = pytest.StashKey[dict]()    # a failed scenario's structured explanation (explanation.py)
 REPORT_ATTR = "kube32_scenario"          # the record's attribute on a pytest TestReport (survives xdist)
+TARGET_ATTR = "kube32_target"            # the target's description, beside it (an xdist controller has none)
 
 FORMAT_VERSION = 1
 RANK = {"failed": 5, "error": 4, "deviation": 3, "passed": 2, "disabled": 1, levels.NOT_JUDGED: 0}
@@ -139,9 +140,15 @@ class Collector:
             by_clause=dict(by_clause or {}), findings=[f.as_dict() for f in findings],
             nodes=dict(getattr(ctx, "node_names", None) or {}))
         setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
+        if self.target:
+            setattr(report, TARGET_ATTR, self.target)
 
     # -- where the reports are written ----------------------------------------------------------
-    def add(self, data: dict) -> None:
+    def add(self, data: dict, target: dict | None = None) -> None:
+        """A scenario's record (and the description of the target it ran on, where this process
+        has none of its own: an xdist controller)."""
+        if target and not self.target:
+            self.target = target
         result = ScenarioResult.from_dict(data)
         previous = self.results.get(result.nodeid)
         if previous is not None:
@@ -223,13 +230,17 @@ class Collector:
             "run": self.run_info(),
             "level": self.level,
             "summary": {"clauses": self.counts(rows),
-                        "scenarios": self.counts([{"status": r.verdict(self.level)} for r in self.results.values()],
-                                                 (*VERDICTS, levels.NOT_JUDGED, "uncovered")),
+                        "scenarios": self.scenario_counts(),
                         **{level: {"clauses": self.counts(rows, level=level)} for level in levels.LEVELS},
                         "sentences": sentences.counts(units)},
             "clauses": rows,
             "sentences": units,
         }
+
+    def scenario_counts(self) -> dict[str, int]:
+        """Scenarios (each Examples row one) by their verdict at the deciding level."""
+        return self.counts([{"status": r.verdict(self.level)} for r in self.results.values()],
+                           (*VERDICTS, levels.NOT_JUDGED, "uncovered"))
 
     def summary_lines(self) -> list[str]:
         rows = self.clauses()
@@ -240,14 +251,25 @@ class Collector:
                          + ", ".join(f"{counts[k]} {k.replace('-', ' ')}" for k in CLAUSE_STATUSES
                                      if counts[k] or k in VERDICTS) + " clauses")
         bad = sorted((r for r in rows if r["status"] in ("failed", "error")), key=lambda r: r["id"])
+        not_run: dict[str, str] = {}      # clause -> why (the target had stopped answering): one line for all
         for r in bad:
-            lines.append(f"  {r['status'].upper():7} {r['id']}: {r['title']}")
+            shown = []
             for s in r["scenarios"]:
-                if s["status"] in ("failed", "error"):
-                    judged = [f"{f['level']} check at {f['step']}: {f['message']}"
-                              for f in sorted(s.get("findings", []), key=lambda f: f["level"] != self.level)]
-                    why = (judged or [s.get("message", "")])[0]
-                    lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {why[:300]}")
+                if reachability.not_run(s["status"], s.get("message", "")):
+                    not_run.setdefault(r["id"], s["message"])
+                elif s["status"] in ("failed", "error"):
+                    shown.append(s)
+            if shown:
+                lines.append(f"  {r['status'].upper():7} {r['id']}: {r['title']}")
+            for s in shown:
+                judged = [f"{f['level']} check at {f['step']}: {f['message']}"
+                          for f in sorted(s.get("findings", []), key=lambda f: f["level"] != self.level)]
+                why = (judged or [s.get("message", "")])[0]
+                lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {why[:300]}")
+        if not_run:
+            ids = sorted(not_run)
+            why = next(iter(not_run.values())).partition(": ")[2]
+            lines.append(f"  NOT RUN {len(ids)} clauses ({', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}): {why}")
         if not bad:
             lines.append("  0 failed, 0 errors")
         reasons: dict[str, list[str]] = {}

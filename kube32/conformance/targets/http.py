@@ -10,7 +10,13 @@ scenario, and when that fails too the scenario is an ``error``, never ``disabled
 from __future__ import annotations
 
 from kube32.conformance.client import ApiClient
-from kube32.conformance.errors import ApiStatusError, CapabilityMissing, CleanupFailed, HarnessError
+from kube32.conformance.errors import (
+    ApiStatusError,
+    CapabilityMissing,
+    CleanupFailed,
+    HarnessError,
+    TargetUnavailable,
+)
 from kube32.conformance.targets import base
 from kube32.spec.profiles import Profile
 
@@ -76,6 +82,8 @@ class HttpTarget:
                     except ApiStatusError as exc:
                         if exc.code != 404:
                             raise
+            except TargetUnavailable:
+                raise               # the cause, not a leftover (the nodes stay in leftover_nodes)
             except (ApiStatusError, HarnessError) as exc:
                 problems.append(f"node {name}: {exc}")
             else:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import re
+import urllib.parse
+
 from kube32.spec.profiles import Profile
 
 
@@ -37,5 +40,27 @@ def create(spec: str, profile: Profile, token: str | None = None, clock: str = "
         from kube32.conformance.targets.rig import RigTarget
 
         return RigTarget(spec[len("rig:"):], profile, token=token, access=access, share=rig_share)
-    raise ValueError(f"unknown target {spec!r}: use reference, process, process:real, an http(s):// URL "
-                     "or rig:FILE")
+    raise ValueError(invalid(spec))
+
+
+def invalid(spec: str) -> str | None:
+    """What is wrong with a target name (None: nothing), in one line, before anything runs."""
+    name, _, start = spec.partition("@")
+    if spec == "reference" or (name in ("process", "process:manual", "process:real") and not start) \
+            or (spec.startswith("rig:") and len(spec) > 4):
+        return None
+    if name in ("process", "process:manual", "process:real"):
+        try:
+            float(start)
+            return None
+        except ValueError:
+            return f"{spec!r}: the manual clock start after @ is epoch seconds, e.g. process@1767225600.3"
+    if spec.startswith(("http://", "https://")):
+        try:
+            url = urllib.parse.urlsplit(spec)
+            url.port                                # noqa: B018 - raises on a port that is no number
+        except ValueError as exc:
+            return f"{spec!r} is not a valid URL: {exc}"
+        return None if url.hostname else f"{spec!r} is not a valid URL: it names no host"
+    hint = f"; did you mean http://{spec} or https://{spec}?" if re.fullmatch(r"[\w.\-\[\]:]+:\d+", spec) else ""
+    return f"unknown target {spec!r}: use reference, process, process:real, an http(s):// URL or rig:FILE{hint}"
