@@ -142,3 +142,4 @@ def test_the_terminal_tells_one_count_and_ends_with_the_summary(tmp_path):
     summary = next(i for i, ln in enumerate(lines) if ln.startswith("  FAILED  SCHED-BIND-ON-CREATE"))
     assert len(scenario_lines) == 3 and summary > max(scenario_lines)
     assert sum("expected 'node-b'" in ln for ln in lines) == 1        # said once, in the summary
+    assert "assert 'node-a'" not in done.stdout                       # pytest's diff stays in the report

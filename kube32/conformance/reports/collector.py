@@ -41,6 +41,7 @@ REPORT_ATTR = "kube32_scenario"          # the record's attribute on a pytest Te
 TARGET_ATTR = "kube32_target"            # the target's description, beside it (an xdist controller has none)
 
 FORMAT_VERSION = 1
+ASSERT_REPR = re.compile(r"\s+assert\s")          # where pytest's rewritten assertion starts in a message
 RANK = {"failed": 5, "error": 4, "deviation": 3, "passed": 2, "disabled": 1, levels.NOT_JUDGED: 0}
 VERDICTS = ("passed", "failed", "error", "deviation", "disabled")
 CLAUSE_STATUSES = (*VERDICTS, levels.NOT_JUDGED, "pending", "not-selected", "uncovered")
@@ -265,6 +266,8 @@ class Collector:
                 judged = [f"{f['level']} check at {f['step']}: {f['message']}"
                           for f in sorted(s.get("findings", []), key=lambda f: f["level"] != self.level)]
                 why = (judged or [s.get("message", "")])[0]
+                # the terminal keeps the step's own words; pytest's rewritten assert after them is in the report
+                why = ASSERT_REPR.split(why, maxsplit=1)[0] if ASSERT_REPR.search(why[1:]) else why
                 lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {why[:300]}")
         if not_run:
             ids = sorted(not_run)
