@@ -18,6 +18,7 @@ from kube32.spec import profiles
 
 DISTRIBUTION = "kube32-conformance"
 AUTO = "auto"         # run --jobs auto (parallel.auto_jobs)
+CLAUSES_MALFORMED = 3  # clauses: a catalogue or trace file cannot be read (1: --check found problems; 2: usage)
 # pytest plugins a run never uses: not loaded, so neither the run nor each of its xdist workers pays
 # their import (hypothesis + schemathesis alone cost 2-4 s of CPU per process)
 UNUSED_PLUGINS = ("cacheprovider", "labgrid", "hypothesispytest", "schemathesis", "benchmark", "anyio",
@@ -407,7 +408,7 @@ def _clauses(args: argparse.Namespace) -> int:
         tr = trace.load()
     except (catalogue.CatalogueError, trace.TraceError) as exc:   # a malformed file: one line, the check fails
         print(f"kube32-conformance clauses: {exc}", file=sys.stderr)
-        return 1
+        return CLAUSES_MALFORMED
     units = None
     if args.document:
         from pathlib import Path
@@ -455,7 +456,11 @@ def _clauses(args: argparse.Namespace) -> int:
 
 
 def add_clauses(sub) -> None:
-    p = sub.add_parser("clauses", help="list the clause catalogue with scenario coverage")
+    p = sub.add_parser("clauses", help="list the clause catalogue with scenario coverage",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="exit status:\n    0  done (--check: no problem)\n    1  --check found problems\n"
+                              "    2  the command line is wrong (--document FILE unreadable, --skeleton alone)\n"
+                              f"  {CLAUSES_MALFORMED:3}  a clause catalogue or trace file is malformed (one line names it)")
     p.add_argument("--check", action="store_true",
                    help="fail when a clause has no scenario, a scenario names an unknown clause or tag, a sentence "
                         "of the trace has no scenario or lacks a side, or a document-level scenario no sentence")
