@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kube32.conformance import credentials, kinds, naming, timing
+from kube32.conformance import credentials, deadline_judge, kinds, naming, timing
 from kube32.conformance.client import ApiClient
 from kube32.conformance.errors import (
     ApiStatusError,
@@ -231,66 +231,30 @@ class ScenarioContext:
         return max(p.reconcile_interval, p.lifecycle_check_interval, p.deployment_interval, p.workload_interval)
 
     def _judge_real(self, check: Callable[[], Any], what: str, window: timing.Window) -> Any:
-        """Real clock, inside a deadline's window. "before": the first good answer passes (so the
-        window's next check still has time to look), even one that arrived after T: what had not
-        happened after T had not happened before it; answers before T that all show the change fail;
-        only showing it after T, the runner could not tell (an error). "by": keep looking until a
-        request sent after T + I (+ the check that sees a renewal) + the measured allowance; only
-        that one can fail the target."""
+        """Real clock, inside a deadline's window: look until ``deadline_judge`` has a verdict."""
         meter = self.timeline.latency
         allowance = meter.allowance()
-        if window.kind == "by":
-            cutoff = window.at + window.sighting + allowance
-            not_yet = None                 # when the last look that did not see it was sent
-            while True:
-                sent = timing.now()
-                try:
-                    result = check()
-                except AssertionError as exc:
-                    meter.observed(sent, timing.now())
-                    not_yet = sent
-                    if sent >= cutoff:
-                        self._record(window, "failed", sent, str(exc), allowance)
-                        raise Unmet(what, f"{exc} ({timing.describe(self.timings[-1])})", self._clock_now()) from None
-                    time.sleep(min(0.05, max(cutoff - timing.now(), 0.0)))
-                    continue
-                received = timing.now()
-                meter.observed(sent, received)
-                # black-box, how late the target acted: after the last look that did not see it
-                self._record(window, "passed", received, "", allowance,
-                             acted=None if not_yet is None else (not_yet, received))
-                return result
-        result, seen, failure, failed_at = None, None, None, None
+        judge = deadline_judge.judge_for(window, allowance)
         while True:
             sent = timing.now()
             try:
-                result, ok = check(), True
+                result, ok, detail = check(), True, ""
             except AssertionError as exc:
-                ok, failure = False, exc
+                result, ok, detail = None, False, str(exc)
             received = timing.now()
             meter.observed(sent, received)
-            if received > window.deadline:
-                # it may already show what is due at T (no verdict on that); one that shows nothing
-                # happened yet shows that nothing happened before T either
-                seen = received if ok else seen
-                break
-            if ok:
-                seen = received
-                break
-            failed_at = received
-            if received + 2 * (received - sent) + timing.REAL_MARGIN_MIN / 2 >= window.deadline:
-                break                      # the next answer would come too late to count
-            time.sleep(0.05)
-        if seen is not None:
-            self._record(window, "passed", seen, "", allowance)
-            return result
-        if failed_at is not None:          # an answer before T showed what is due only at T
-            self._record(window, "failed", failed_at, str(failure), allowance)
-            raise Unmet(what, f"{failure} ({timing.describe(self.timings[-1])})", self._clock_now())
-        self._record(window, "error", None, "no answer arrived before the deadline", allowance)
-        raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline, and after it "
-                                   "the change was there "
-                                   f"({timing.describe(self.timings[-1])}); the target was not judged")
+            out = judge.look(deadline_judge.Look(sent, received, ok, detail))
+            if out.verdict is None:
+                time.sleep(out.pause)
+                continue
+            self._record(window, out.verdict, out.at, out.detail, allowance, acted=out.acted)
+            if out.verdict == "passed":
+                return result
+            if out.verdict == "failed":
+                raise Unmet(what, f"{out.detail} ({timing.describe(self.timings[-1])})", self._clock_now())
+            raise timing.RunnerTooLate(f"{what}: the runner could not look before the deadline, and after it "
+                                       "the change was there "
+                                       f"({timing.describe(self.timings[-1])}); the target was not judged")
 
     def _record(self, window: timing.Window | None, verdict: str, observed: float | None, detail: str = "",
                 allowance: float = 0.0, acted: tuple[float, float] | None = None) -> None:
