@@ -20,13 +20,27 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 from collections.abc import Iterable, Iterator
 
 DOCUMENT = "document"
 REFERENCE = "reference"
 LEVELS = (DOCUMENT, REFERENCE)
 SCENARIO_REFERENCE_TAG = "interpretation"   # a scenario tagged so judges at reference level only
-NOT_JUDGED = "reference-only"               # a verdict at document level of what only the reference judges
+
+
+class Verdict(enum.StrEnum):
+    """A scenario's or a clause's verdict (compares and serialises as its string)."""
+
+    PASSED = "passed"
+    FAILED = "failed"            # the target broke the clause
+    ERROR = "error"              # the harness, the network or a board broke: no verdict on the target
+    DEVIATION = "deviation"      # failed, and declared (--deviations)
+    DISABLED = "disabled"        # the target lacks what the scenario needs
+    NOT_JUDGED = "reference-only"   # at document level, of what only the reference judges
+
+
+NOT_JUDGED = Verdict.NOT_JUDGED
 
 
 def lowest(*levels: str) -> str:

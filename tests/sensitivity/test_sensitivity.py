@@ -5,6 +5,8 @@ level (the proof that the features fail only for what the document requires)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from kube32.spec import catalogue
@@ -19,11 +21,25 @@ def run_clauses(pytester: pytest.Pytester, tmp_path, clauses: list[str], args=()
     return {row["id"]: row for row in doc["clauses"]}
 
 
+def _forget_cached_answers() -> None:
+    """Empty every functools cache of the reference and the spec: an answer cached before a fault
+    (a parsed quantity) would hide the fault, and one cached under it would outlive it."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith(("kube32.reference", "kube32.spec")):
+            for value in list(vars(module).values()):
+                if callable(getattr(type(value), "cache_clear", None)):   # (not a proxy's __getattr__)
+                    value.cache_clear()
+
+
 def _with(fault, pytester, monkeypatch, tmp_path) -> dict[str, dict]:
     monkeypatch.setenv("KUBE32_FEATURES", str(FEATURES))
     with pytest.MonkeyPatch.context() as mp:
-        fault.apply(mp)
-        return run_clauses(pytester, tmp_path, list(fault.clauses), fault.args)
+        _forget_cached_answers()
+        try:
+            fault.apply(mp)
+            return run_clauses(pytester, tmp_path, list(fault.clauses), fault.args)
+        finally:
+            _forget_cached_answers()
 
 
 def _scenarios(row: dict, level: str) -> list:

@@ -42,8 +42,9 @@ TARGET_ATTR = "kube32_target"            # the target's description, beside it (
 
 FORMAT_VERSION = 1
 ASSERT_REPR = re.compile(r"\s+assert\s")          # where pytest's rewritten assertion starts in a message
-RANK = {"failed": 5, "error": 4, "deviation": 3, "passed": 2, "disabled": 1, levels.NOT_JUDGED: 0}
-VERDICTS = ("passed", "failed", "error", "deviation", "disabled")
+V = levels.Verdict
+RANK = {V.FAILED: 5, V.ERROR: 4, V.DEVIATION: 3, V.PASSED: 2, V.DISABLED: 1, V.NOT_JUDGED: 0}
+VERDICTS = (V.PASSED, V.FAILED, V.ERROR, V.DEVIATION, V.DISABLED)
 CLAUSE_STATUSES = (*VERDICTS, levels.NOT_JUDGED, "pending", "not-selected", "uncovered")
 
 
@@ -131,14 +132,15 @@ class Collector:
             recorded["origin"] = getattr(getattr(ctx, "timeline", None), "origin", recorded["t0"])
         result = ScenarioResult(
             nodeid=item.nodeid, name=gherkin.get("name", item.name),
-            feature=gherkin.get("feature", str(item.path.name)), clauses=clauses, status=verdict,
+            feature=gherkin.get("feature", str(item.path.name)), clauses=clauses, status=str(verdict),
             duration=round(getattr(report, "duration", 0.0), 3), message=message,
             line=gherkin.get("line", 0), tags=scenario_tags(gherkin) if gherkin else [], gherkin=gherkin,
             observations=recorded, timing=list(getattr(ctx, "timings", None) or []), finished=time.time(),
             where=where,
             explanation=item.stash.get(EXPLANATION, None) if verdict in ("failed", "deviation") else None,
             level=judge.level if judge is not None else levels.DOCUMENT,
-            by_clause=dict(by_clause or {}), findings=[f.as_dict() for f in findings],
+            by_clause={c: {lv: str(v) for lv, v in by_level.items()} for c, by_level in (by_clause or {}).items()},
+            findings=[f.as_dict() for f in findings],
             nodes=dict(getattr(ctx, "node_names", None) or {}))
         setattr(report, REPORT_ATTR, text.plain_all(dataclasses.asdict(result)))
         if self.target:

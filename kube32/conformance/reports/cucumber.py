@@ -51,7 +51,7 @@ def _element(result, feature_id: str) -> dict:
     if result.status in ("failed", "error") and not ran_into:
         # broken before or between steps (a fixture, the target, a board): say so as a failed hook
         element["before"] = [{"result": {"status": "failed", "duration": 0, "error_message": error},
-                              "match": {"location": "kube32/conformance/plugin.py"}}]
+                              "match": {"location": "kube32/conformance/plugin/fixtures.py"}}]
     elif result.status in ("disabled", "deviation"):
         element["before"] = [{"result": {"status": "skipped", "duration": 0,
                                          "error_message": result.message or result.status}}]
