@@ -52,7 +52,7 @@ def run_features(pytester, report_dir: Path, *args: str, plugins=()):
     """Run the feature suite in-process through the real plugin; (pytest result, clauses.json)."""
     import json
 
-    from kube32.conformance.cli import UNUSED_PLUGINS
+    from kube32.conformance.commands.run import UNUSED_PLUGINS
 
     # as `kube32-conformance run` does: pytester restores sys.modules after each run, so a plugin it
     # loads (labgrid, hypothesis, schemathesis) would be imported again by every run

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kube32.conformance.cli import UNUSED_PLUGINS
+from kube32.conformance.commands.run import UNUSED_PLUGINS
 from kube32.conformance.targets.rig import BoardFailure
 from kube32.harness.virtual.virtual_rig import VirtualRig
 from kube32.spec import profiles

@@ -182,12 +182,13 @@ def test_the_estimate_adds_the_scenarios_that_run_alone_one_after_another():
 def test_the_estimate_on_a_shared_url_runs_alone_only_what_counts_every_node():
     import argparse
 
-    from kube32.conformance import cli, estimate
+    from kube32.conformance import estimate
+    from kube32.conformance.commands import run as run_command
 
     args = argparse.Namespace(features=None, profile="simulator", profile_set=None, clause=None,
                               area=["scheduler"], tags=None, kubeconfig=None, rig=None, jobs=8, clock="real")
-    chosen = cli._chosen(args)
+    chosen = run_command.selected(args)
     counting = [sc for sc in chosen if parallel.runs_alone(sc.tags, "\n".join(t for _, t, _ in sc.steps))]
     assert 0 < len(counting) < len(chosen)          # the fenced ones run side by side
     want = estimate.run_seconds(chosen, profiles.load("simulator"), manual=False, jobs=8, alone=counting)
-    assert estimate.say(want) in cli._estimate_line(args, "http://127.0.0.1:6443", chosen)
+    assert estimate.say(want) in run_command.estimate_line(args, "http://127.0.0.1:6443", chosen)

@@ -234,11 +234,12 @@ def test_every_unit_of_the_traced_sections_is_in_the_trace_in_its_current_wordin
 
 def test_a_malformed_trace_is_one_line_from_clauses_check(monkeypatch, capsys):
     from kube32.conformance import cli
+    from kube32.conformance.commands import clauses as clauses_command
 
     def broken(package: str = "kube32.spec"):
         raise trace.TraceError("trace/job.yaml: Job, item 9.digest: required")
     monkeypatch.setattr(trace, "load", broken)
-    assert cli.main(["clauses", "--check"]) == cli.CLAUSES_MALFORMED == 3     # not 1: no check could run
+    assert cli.main(["clauses", "--check"]) == clauses_command.MALFORMED == 3     # not 1: no check could run
     assert capsys.readouterr().err == "kube32-conformance clauses: trace/job.yaml: Job, item 9.digest: required\n"
 
 

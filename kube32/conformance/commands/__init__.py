@@ -1,0 +1,2 @@
+"""The subcommands of ``kube32-conformance``, one module each (``cli.py`` dispatches); ``arguments``
+holds the argument types they share."""
