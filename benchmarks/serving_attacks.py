@@ -39,6 +39,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _probe  # noqa: E402
 import _servers  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -49,40 +50,22 @@ SILENT = 4200
 ATTACKS = ("selectors", "pipelining", "silent", "tls", "views", "watches")
 
 
-class Prober:
+class Prober(_probe.Background):
     """Another client: a GET of ``PROBE`` every ``EVERY`` s on a keep-alive connection, timed
     (``pki``: over TLS as the admin of ``serve --tls-self-signed pki``)."""
 
     def __init__(self, url: str, pki: str | None = None) -> None:
-        self.url = url
+        super().__init__(url, EVERY)
         self.verify = os.path.join(pki, "ca.crt") if pki else True
         self.cert = (os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key")) if pki else None
         self.latencies: list[float] = []
-        self.failures: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> Prober:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(120)
-
-    def _run(self) -> None:
-        http = requests.Session()
-        while not self._stop.is_set():
-            t0 = time.monotonic()
-            try:
-                status = http.get(self.url + PROBE, timeout=60, verify=self.verify, cert=self.cert).status_code
-                self.latencies.append(time.monotonic() - t0)
-                if status != 200:
-                    self.failures.append(f"GET {status}")
-            except requests.RequestException as exc:
-                self.failures.append(f"{type(exc).__name__} after {time.monotonic() - t0:.1f} s")
-                http = requests.Session()
-            self._stop.wait(max(0.0, EVERY - (time.monotonic() - t0)))
+    def once(self, http, i: int) -> None:
+        t0 = time.monotonic()
+        status = http.get(self.url + PROBE, timeout=60, verify=self.verify, cert=self.cert).status_code
+        self.latencies.append(time.monotonic() - t0)
+        if status != 200:
+            self.failures.append(f"GET {status}")
 
 
 def _connect_many(port: int, n: int, tls: bool) -> list[socket.socket]:

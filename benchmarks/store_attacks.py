@@ -28,6 +28,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _probe  # noqa: E402
 import _servers  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -54,48 +55,30 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-class Prober:
+class Prober(_probe.Background):
     """Another client: a GET and a Lease PUT every ``every`` seconds, each timed."""
 
     def __init__(self, url: str, every: float = 0.01) -> None:
-        self.url, self.every = url, every
+        super().__init__(url, every)
         self.gets: list[tuple[float, float]] = []      # (sent, seconds)
         self.writes: list[tuple[float, float]] = []
-        self.failures: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> Prober:
-        http = requests.Session()
+    def setup(self, http) -> None:
         http.post(self.url + LEASES, json={"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                                            "metadata": {"name": "probe"}, "spec": {"holderIdentity": "probe"}},
                   timeout=60)
-        self._thread.start()
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(120)
-
-    def _run(self) -> None:
-        http = requests.Session()
-        i = 0
-        while not self._stop.is_set():
-            t0 = time.monotonic()
-            try:
-                resp = http.get(f"{self.url}{LEASES}/probe", timeout=120)
-                self.gets.append((t0, time.monotonic() - t0))
-                lease = resp.json()
-                lease["spec"]["leaseTransitions"] = i
-                t1 = time.monotonic()
-                put = http.put(f"{self.url}{LEASES}/probe", json=lease, timeout=120)
-                self.writes.append((t1, time.monotonic() - t1))
-                if put.status_code != 200:
-                    self.failures.append(f"PUT {put.status_code}")
-            except requests.RequestException as exc:
-                self.failures.append(repr(exc))
-            i += 1
-            self._stop.wait(max(0.0, self.every - (time.monotonic() - t0)))
+    def once(self, http, i: int) -> None:
+        t0 = time.monotonic()
+        resp = http.get(f"{self.url}{LEASES}/probe", timeout=120)
+        self.gets.append((t0, time.monotonic() - t0))
+        lease = resp.json()
+        lease["spec"]["leaseTransitions"] = i
+        t1 = time.monotonic()
+        put = http.put(f"{self.url}{LEASES}/probe", json=lease, timeout=120)
+        self.writes.append((t1, time.monotonic() - t1))
+        if put.status_code != 200:
+            self.failures.append(f"PUT {put.status_code}")
 
     def during(self, start: float, end: float) -> dict:
         gets = [s for t, s in self.gets if start <= t <= end]

@@ -99,7 +99,25 @@ def _labels_match(obj: dict, selector: dict[str, str]) -> bool:
     return all(k in labels and str(labels[k]) == v for k, v in selector.items())
 
 
-class Head:
+class Reads:
+    """``try_get`` and ``get`` over a view's ``peek``: a copy the caller may change, or a 404. The
+    readers' view (``Store``) and the writers' (``Head``) differ only in what ``peek`` sees."""
+
+    def peek(self, res: str, namespace: str, name: str) -> dict | None:
+        raise NotImplementedError
+
+    def try_get(self, res: str, namespace: str, name: str) -> dict | None:
+        obj = self.peek(res, namespace, name)
+        return clone(obj) if obj is not None else None
+
+    def get(self, res: str, namespace: str, name: str) -> dict:
+        obj = self.try_get(res, namespace, name)
+        if obj is None:
+            raise errors.NotFound.object(*_names(res), name)
+        return obj
+
+
+class Head(Reads):
     """The writers' view: every committed write, durable or not (see the module doc). Call with
     the store lock held when what is read decides a write."""
 
@@ -114,22 +132,12 @@ class Head:
         """The stored object itself (READ-ONLY)."""
         return self._store._objects[res].get(namespace or "", {}).get(name)
 
-    def try_get(self, res: str, namespace: str, name: str) -> dict | None:
-        obj = self.peek(res, namespace, name)
-        return clone(obj) if obj is not None else None
-
-    def get(self, res: str, namespace: str, name: str) -> dict:
-        obj = self.try_get(res, namespace, name)
-        if obj is None:
-            raise errors.NotFound.object(*_names(res), name)
-        return obj
-
     def list(self, res: str, namespace: str | None = None, *, selector: dict[str, str] | None = None) -> list[dict]:
         """READ-ONLY objects, sorted by namespace and name."""
         return self._store._list(res, namespace, selector, durable=False)
 
 
-class Store:
+class Store(Reads):
     def __init__(self, backend, clock: Clock, *, ttls: dict[str, float] | None = None,
                  frozen: bool | None = None) -> None:
         self.closed = False
@@ -179,16 +187,6 @@ class Store:
             entry = self._pending.visible.get((res, namespace or "", name))
             if entry is not None:
                 return entry[0]
-        return obj
-
-    def try_get(self, res: str, namespace: str, name: str) -> dict | None:
-        obj = self.peek(res, namespace, name)
-        return clone(obj) if obj is not None else None
-
-    def get(self, res: str, namespace: str, name: str) -> dict:
-        obj = self.try_get(res, namespace, name)
-        if obj is None:
-            raise errors.NotFound.object(*_names(res), name)
         return obj
 
     def list(self, res: str, namespace: str | None = None, *, selector: dict[str, str] | None = None) -> list[dict]:

@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from kube32.conformance.commands.arguments import positive
 from kube32.spec import profiles
 
 AUTO = "auto"         # run --jobs auto (parallel.auto_jobs)
@@ -127,12 +128,9 @@ def _jobs(text: str) -> str | int:
     if text == AUTO:
         return AUTO
     try:
-        jobs = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers or auto") from None
-    if jobs < 1:
-        raise argparse.ArgumentTypeError(f"{jobs}: at least 1 worker")
-    return jobs
+        return positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers (at least 1) or auto") from None
 
 
 def _parallel(workers: int) -> list[str]:
