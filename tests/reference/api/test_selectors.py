@@ -134,3 +134,4 @@ def test_the_tokenizer_reads_each_character_once(text, monkeypatch):
         selectors.parse_label_selector(text)
     assert calls == sorted(set(calls)), "a position was read twice"
     assert len(calls) <= len(text) + 1
+
