@@ -20,14 +20,13 @@ import ssl
 import threading
 from collections.abc import Callable
 
-from kube32.reference import errors
+from kube32.reference import errors, memory
 from kube32.reference.api.creates import Creates
 from kube32.reference.api.renewals import Renewals
 from kube32.reference.app import create_app
 from kube32.reference.config import Config
 from kube32.reference.serving.http import HttpServer, Limits, bind
 from kube32.reference.serving.hub import WatchHub
-from kube32.reference.store import housekeeping
 from kube32.spec import constants
 
 log = logging.getLogger(__name__)
@@ -114,7 +113,7 @@ def serve(config: Config, *, ssl_context: ssl.SSLContext | None = None, parent: 
     # pushed enough into the old generation to set off a full collection (5,000 nodes renewing
     # every 5 s: a 50-200 ms pause every ~7 s; none in 50,000 renewals with this threshold).
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
-    housekeeping.keep_large_allocations_apart()      # memory an attacker's large objects took comes back
+    memory.keep_large_allocations_apart()      # memory an attacker's large objects took comes back
     log.info("kube32 reference listening on %s (profile %s, clock %s, data %s)",
              running.url, config.profile, config.clock, config.data_dir or "memory")
     never = threading.Event()

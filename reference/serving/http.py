@@ -48,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import gc
 import io
 import logging
 import queue
@@ -61,6 +62,7 @@ from urllib.parse import unquote_to_bytes
 
 import httptools
 
+from kube32.reference import memory
 from kube32.reference.serving.tls import TlsSession
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,9 @@ LINGER = 1.0                        # seconds an answered-and-closing connection
 BULK_THREADS = 2                    # pool threads that run pipelined requests at once (the others are kept
                                     # for requests that nothing waits behind: a client that pipelines is a
                                     # bulk flow, and a flood of it never stands between others and a thread)
+ACCEPT_BATCH = 32                   # connections accepted per loop iteration
+LISTEN_BACKLOG = 1024               # connections the kernel queues until they are accepted
+GIVE_BACK_AFTER = 1024              # connections fewer than at their peak: the allocator gives memory back
 FAIR_HOLD = 16 * 1024               # bytes any connection may hold past the read budget (a small request
                                     # still goes through while large bodies wait for the budget)
 
@@ -732,6 +737,7 @@ class HttpServer:
         self.read_view = memoryview(self.read_buffer)
         self.refused = 0                          # connections refused: every slot busy
         self.evicted = 0                          # connections closed to make room
+        self.peak_live = 0                        # most connections open at once since memory was given back
         self.closing = False
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
@@ -746,7 +752,12 @@ class HttpServer:
         asyncio.set_event_loop(self.loop)
 
         async def listen() -> None:
-            self._server = await self.loop.create_server(lambda: Connection(self), sock=self.sock, backlog=1024)
+            # asyncio accepts up to ``backlog`` connections per loop iteration: a small batch, so a flood
+            # of connects never stands long between the others' requests and the loop; the kernel's
+            # queue of connections not yet accepted stays long (a fleet reconnecting at once)
+            self._server = await self.loop.create_server(lambda: Connection(self), sock=self.sock,
+                                                         backlog=ACCEPT_BATCH)
+            self.sock.listen(LISTEN_BACKLOG)
 
         self.loop.run_until_complete(listen())
         self._sweeper = self.loop.call_later(self.sweep_interval, self._sweep)
@@ -769,6 +780,8 @@ class HttpServer:
             victim.abort()
         self.connections.add(conn)
         self.reserve.joined(conn)
+        if len(self.live) > self.peak_live:
+            self.peak_live = len(self.live)
         return True
 
     def forget(self, conn: Connection) -> None:
@@ -875,6 +888,12 @@ class HttpServer:
                          n, self.limits.write_budget)
                 conn.abort()
                 total -= n
+        if self.peak_live - len(self.live) >= GIVE_BACK_AFTER:     # a burst of connections is over
+            # what the burst left in cycles (a transport and its protocol) is collected once, now,
+            # not at some later full collection, and the allocator gives the pages back
+            self.peak_live = len(self.live)
+            gc.collect()
+            memory.give_back()
         self._sweeper = self.loop.call_later(self.sweep_interval, self._sweep)
 
     def stop(self, timeout: float = 5.0) -> None:

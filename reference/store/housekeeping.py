@@ -11,9 +11,7 @@ bounded amount, holding the store lock for at most ``CHUNK`` deletions at a time
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-
+from kube32.reference import memory
 from kube32.reference.store import history
 
 INTERVAL = 1.0          # seconds between passes (the precision of a time to live)
@@ -21,30 +19,6 @@ CHUNK = 100             # deletions per hold of the store lock
 PER_PASS = 1000         # deletions per pass; what is left waits for the next pass
 VACUUM_PAGES = 256      # free pages (1 MiB at SQLite's default page size) given back per pass
 RELEASE_BYTES = 8 * 1024 * 1024      # how much less than its peak the history must hold to give memory back
-
-
-MMAP_THRESHOLD = 128 * 1024          # glibc's initial threshold, kept (M_MMAP_THRESHOLD)
-
-
-def _libc(name: str):
-    """A glibc function (None elsewhere: other allocators give memory back themselves)."""
-    try:
-        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
-    except (OSError, AttributeError):
-        return None
-
-
-MALLOC_TRIM = _libc("malloc_trim")
-_MALLOPT = _libc("mallopt")
-
-
-def keep_large_allocations_apart() -> None:
-    """For a server process: every allocation of ``MMAP_THRESHOLD`` or more (the strings of a large
-    object, a large body) gets a mapping of its own, unmapped when freed. glibc otherwise raises the
-    threshold to the largest block freed so far, and later ones come from the heap, whose pages a
-    few long-lived small objects can keep from ever going back."""
-    if _MALLOPT is not None:
-        _MALLOPT(-3, MMAP_THRESHOLD)             # M_MMAP_THRESHOLD
 
 
 class Housekeeping:
@@ -76,8 +50,7 @@ class Housekeeping:
         store._backend.vacuum(VACUUM_PAGES)
         if shrunk:
             store.history.peak = store.history.bytes
-            if MALLOC_TRIM is not None:
-                MALLOC_TRIM(0)
+            memory.give_back()
 
     def idle_until(self, now: float) -> float:
         """With the store unchanged, nothing to do before the next expiry or history age-out."""
