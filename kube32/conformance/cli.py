@@ -70,8 +70,8 @@ def _command(module: str):
     return lambda sub: importlib.import_module(f"kube32.conformance.commands.{module}").add(sub)
 
 
-COMMANDS = {"run": _command("run"), "clauses": _command("clauses"), "compare": add_compare,
-            "serve": _command("serve"), "nodes": add_nodes, "rig": add_rig}
+COMMANDS = {"run": _command("run"), "explore": _command("explore"), "clauses": _command("clauses"),
+            "compare": add_compare, "serve": _command("serve"), "nodes": add_nodes, "rig": add_rig}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

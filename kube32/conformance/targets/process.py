@@ -28,8 +28,8 @@ PORT_TAKEN = b"Address already in use"
 
 
 def serve_command(port: int, data_dir: str, profile: Profile, clock: str, clock_start: float | None,
-                  fsync: bool = True) -> list[str]:
-    cmd = [sys.executable, "-m", "kube32.conformance", "serve", "--listen", f"127.0.0.1:{port}",
+                  fsync: bool = True, launcher: list[str] | None = None) -> list[str]:
+    cmd = [*(launcher or [sys.executable, "-m", "kube32.conformance"]), "serve", "--listen", f"127.0.0.1:{port}",
            "--data-dir", data_dir, "--profile", profile.name, "--clock", clock, "--exit-with-parent"]
     if not fsync:
         cmd.append("--unsafe-no-fsync")
@@ -63,6 +63,7 @@ class ServeProcess:
         self.url = "http://127.0.0.1:0"      # the real one once started
         self.proc: subprocess.Popen | None = None
         self.extra_args: list[str] = []      # e.g. the simulator's --not-ready-timeout 6
+        self.launcher: list[str] | None = None   # what runs "serve ..." (default: this toolkit's CLI)
         self.started = False
         self.log_path = os.path.join(self.data_dir, "serve.log")
 
@@ -71,7 +72,7 @@ class ServeProcess:
         offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
         self.proc = subprocess.Popen(serve_command(self.port, self.data_dir, self.profile, self.clock,
-                                                   clock_start, self.fsync) + self.extra_args,
+                                                   clock_start, self.fsync, self.launcher) + self.extra_args,
                                      stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + BOOT_TIMEOUT
