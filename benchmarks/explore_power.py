@@ -53,8 +53,12 @@ def explore_once(fault: str, budget: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--budget", type=float, default=60.0, help="seconds of search per fault")
+    ap.add_argument("--fair-budget", type=float, default=120.0, help="seconds of search per fair variant")
+    ap.add_argument("--shrink", type=float, default=10.0,
+                    help="seconds of shrinking after the first disagreement (explore's own: a minute at least)")
     ap.add_argument("--only", action="append", help="these faults only (repeatable)")
     args = ap.parse_args(argv)
+    session.HYPOTHESIS_SHRINK, session.SHRINK_MIN = args.shrink / 2, args.shrink
     faults = every_fault()
     planted = [n for n, f in faults.items() if getattr(f, "area", None) == "scheduler"]
     breaking = sorted(n for n, f in faults.items() if getattr(f, "module", "") == AREA_MODULE
@@ -77,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
               f"median shrunk length {statistics.median(r['steps'] for r in found) if found else float('nan'):.0f} steps")
     operations = wrong = 0
     for name in fair:
-        row = explore_once(name, args.budget)
+        row = explore_once(name, args.fair_budget)
         operations += row["operations"]
         wrong += row["found_after"] is not None
         print(f"  fair {name:55} {row['operations']} operations, "
