@@ -122,16 +122,27 @@ class SchedulerRules(fleet.FleetRules):
     @rule(target=pods, shape=pod_shape(), named=st.integers(0, 4))
     def create_pod(self, shape, named):
         notes = fleet.notes(self.case)
-        name = notes.next_pod()
         node = None
         if named == 0 and notes.nodes:
             node = sorted(notes.nodes)[len(notes.pods) % len(notes.nodes)]
-        shape = normalized(shape, node)
+        return self._create(normalized(shape, node), node)
+
+    @rule(target=pods, like=pods)
+    def create_pod_like(self, like):
+        """Another pod of an earlier one's shape: two pods after the same few units of a resource,
+        where accounting decides whether the second still fits (a Pending one's requests count)."""
+        shape = self.case.notes.get("shapes", {}).get(like)
+        return multiple() if shape is None else self._create(normalized(shape, None), None)
+
+    def _create(self, shape: dict, node: str | None):
+        notes = fleet.notes(self.case)
+        name = notes.next_pod()
         body = manifest(name, shape, node)
         step = create_step(name, shape, node)
         if not self.apply(step, "SCHED-BIND-ON-CREATE", {"create": name, "manifest": body, "named": node,
                                                          "shape": shape}):
             return multiple()
+        self.case.notes.setdefault("shapes", {})[name] = shape
         return name
 
     @rule(pod=pods, what=st.sampled_from(("start", "start", "succeed", "fail", "restart", "not-ready", "label",
