@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from kube32.reference import errors, memory
 from kube32.reference.api.creates import Creates
-from kube32.reference.api.renewals import Renewals
+from kube32.reference.api.renewals import LeaseRenewals
 from kube32.reference.app import create_app
 from kube32.reference.config import Config
 from kube32.reference.serving.http import HttpServer, Limits, bind
@@ -86,7 +86,7 @@ def start_in_thread(config: Config, *, ssl_context: ssl.SSLContext | None = None
     host, port = config.host_port
     sock = bind(host, port)
     # Lease renewals and creates skip Flask (the gate of an authenticating server is Flask's: they go through it)
-    wsgi = app if config.authenticates else Renewals(app, fallback=Creates(app))
+    wsgi = app if config.authenticates else LeaseRenewals(app, fallback=Creates(app))
     server = HttpServer(wrap(wsgi) if wrap else wsgi, sock, threads=THREADS, ssl_context=ssl_context,
                         ident="kube32-reference", limits=bounds or limits(config), error_body=status_body)
     hub = watch_hub(config, server)

@@ -2,7 +2,7 @@
 replicas, a scheduling benchmark), without a Flask request.
 
 ``Creates(app)`` is a ``Shortcut`` (``api.shortcut``: what every request answered below Flask
-shares), behind ``Renewals`` when the server runs both. A POST to a collection URL (``/api/v1[/namespaces/NS]/PLURAL``,
+shares), behind ``LeaseRenewals`` when the server runs both. A POST to a collection URL (``/api/v1[/namespaces/NS]/PLURAL``,
 ``/apis/GROUP/VERSION[/namespaces/NS]/PLURAL``; plain names only, no query string, a JSON body with
 its length, no Table asked for) runs here the very steps the API's create handler runs
 (``resources.resolve``, ``writable``, ``bodies.decode``, ``check_identity``,

@@ -1,6 +1,6 @@
 """Lease renewals below Flask: the write every node sends every few seconds, without a Flask request.
 
-``Renewals(app)`` is a ``Shortcut`` (``api.shortcut``: what every request answered below Flask
+``LeaseRenewals(app)`` is a ``Shortcut`` (``api.shortcut``: what every request answered below Flask
 shares). A plain ``PUT`` of one Lease (JSON body, no query string, no Table asked for) runs here the
 very checks and the store write the API's update handler runs (``resources.checked_update``,
 ``Store.update``); a renewal those checks refuse (a validation error, a stale resourceVersion, a
@@ -35,7 +35,7 @@ def target(environ: dict) -> resources.Target | None:
     return resources.Target(LEASES, parts[0], parts[2], None)
 
 
-class Renewals(Shortcut):
+class LeaseRenewals(Shortcut):
     target = staticmethod(target)
 
     def write(self, data: bytes, t: resources.Target) -> dict | None:

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from kube32.reference import errors
-from kube32.reference.api.renewals import Renewals
+from kube32.reference.api.renewals import LeaseRenewals
 from kube32.reference.config import Config
 from kube32.reference.serve import start_in_thread
 
@@ -32,8 +32,8 @@ def served(tmp_path):
 
 
 def _both(running, body: bytes, name: str, content_type: str = "application/json"):
-    """The same PUT over HTTP (through ``Renewals``) and to the Flask app alone."""
-    renewals: Renewals = running._server.app
+    """The same PUT over HTTP (through ``LeaseRenewals``) and to the Flask app alone."""
+    renewals: LeaseRenewals = running._server.app
     before = renewals.answered
     over_http = requests.put(f"{running.url}{LEASES}/{name}", data=body, timeout=TIMEOUT,
                              headers={"Content-Type": content_type})
