@@ -134,6 +134,18 @@ class SchedulerRules(fleet.FleetRules):
         shape = self.case.notes.get("shapes", {}).get(like)
         return multiple() if shape is None else self._create(normalized(shape, None), None)
 
+    @rule(target=pods, like=pods, pick=st.integers(0, 7))
+    def create_pod_after_one_resource(self, like, pick):
+        """A pod asking only for one of an earlier pod's resources, as much: whether it still fits
+        beside that pod turns on that resource's accounting alone (the others cannot refuse it)."""
+        shape = self.case.notes.get("shapes", {}).get(like)
+        if shape is None or not shape["resources"]:
+            return multiple()
+        names = sorted(shape["resources"])
+        name = names[pick % len(names)]
+        one = {**shape, "resources": {name: shape["resources"][name]}, "selector": {}, "hints": []}
+        return self._create(normalized(one, None), None)
+
     def _create(self, shape: dict, node: str | None):
         notes = fleet.notes(self.case)
         name = notes.next_pod()
