@@ -3,8 +3,10 @@
 Layout (kube-scheduler's framework in miniature): ``framework`` (Status, PodInfo, NodeInfo, plugin
 protocols), ``plugins/`` (one module per filter and one for the score), ``registry`` (the order),
 ``resources`` (quantity maths), ``accounting`` (which bound pods are subtracted), ``cache`` (NodeInfo
-per node resourceVersion + bound pods by node), ``messages`` (kube-scheduler texts), ``scheduler``
-(decide, bind, report, the reconcile loop). Imports ``spec`` only; no I/O besides the store.
+per node resourceVersion + bound pods by node), ``memo`` and ``ranking`` (verdicts and scores kept
+per value of the pod fields the plugins read, grouped by score), ``messages`` (kube-scheduler texts),
+``scheduler`` (decide, ``select_host`` with the tie-break, bind, report, the reconcile loop).
+Imports ``spec`` only; no I/O besides the store.
 """
 
 from __future__ import annotations

@@ -6,12 +6,15 @@
   object write) so a decision over many nodes does no parsing.
 - ``FilterPlugin`` / ``ScorePlugin``: one small protocol per extension point. ``pre_filter`` may
   answer ``SKIP`` when the pod has nothing for the filter to check (upstream's PreFilter Skip).
+  Each plugin declares in ``READS`` the pod fields its verdicts depend on (``field_value``); the
+  scheduler keeps verdicts per value of exactly those fields (``memo``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Hashable
 from typing import Protocol
 
 from kube32.reference.scheduler import resources
@@ -48,6 +51,12 @@ def unschedulable(plugin: str, *reasons: str) -> Status:
 def unresolvable(plugin: str, *reasons: str) -> Status:
     """A rejection no change in resources can lift (labels, readiness, names)."""
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, tuple(reasons), plugin)
+
+
+# the pod fields PodInfo's parsed attributes come from, as plugins name them in READS
+FIELD_NODE_NAME = "spec.nodeName"                   # node_name
+FIELD_NODE_SELECTOR = "spec.nodeSelector"           # node_selector
+FIELD_RESOURCES = "spec.containers.resources"       # amounts, psram_name (resources.pod_amounts)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,12 +138,42 @@ def split_by_free(nodes: list[NodeInfo], key: str, amount: int,
     return passed, rejected
 
 
+def field_value(pod: object, path: str | tuple[str, ...]) -> Hashable:
+    """The value of one pod field named in ``READS``, as a hashable key. ``path`` is dotted
+    (``spec.nodeSelector``; or split already); through a list it reads every element
+    (``spec.containers.resources`` is each container's resources). Equal keys mean equal fields:
+    dicts keep their key order and numbers their type (``1``, ``1.0`` and ``True`` differ)."""
+    parts = path.split(".") if type(path) is str else path
+    value = pod
+    for i, part in enumerate(parts):
+        if type(value) is dict:
+            value = value.get(part)
+        elif type(value) is list:
+            return ("each", *[field_value(item, parts[i:]) for item in value])
+        else:
+            return ("not an object", _frozen(value))
+    return value if value is None or type(value) is str else _frozen(value)
+
+
+def _frozen(value: object) -> Hashable:
+    kind = type(value)
+    if kind is str or value is None:
+        return value
+    if kind is dict:
+        return tuple([(k, v if type(v) is str else _frozen(v)) for k, v in value.items()])
+    if kind is list:
+        return ("list", *map(_frozen, value))
+    return (kind.__name__, value)
+
+
 class FilterPlugin:
     """A filter. Subclasses implement ``filter_all`` (the whole candidate list at once, so a
     decision over many nodes runs as a few tight loops) and may override ``pre_filter``."""
 
     NAME = ""
-    SHAPE_ONLY = False    # True: the verdict reads only the pod's shape and the NodeInfo (``memo``)
+    # the pod fields (``field_value`` paths) the verdicts depend on besides the NodeInfo; None: not
+    # declared (the plugin may read anything of the pod, so no verdict is kept for another pod)
+    READS: tuple[str, ...] | None = None
 
     def pre_filter(self, pod: PodInfo) -> Status | None:
         """``SKIP`` when the pod gives this filter nothing to check; otherwise None."""
@@ -154,7 +193,7 @@ class FilterPlugin:
 
 class ScorePlugin(Protocol):
     NAME: str
-    SHAPE_ONLY: bool      # as FilterPlugin's
+    READS: tuple[str, ...] | None      # as FilterPlugin's
 
     def score_all(self, pod: PodInfo, nodes: list[NodeInfo]) -> list[float]:
         """One score per node (higher is better); only nodes that passed every filter."""

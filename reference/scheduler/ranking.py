@@ -3,8 +3,9 @@
 A group holds the nodes of one float score and one *tie key*: the score plugin's ``tie_key(node)``
 promises that nodes of equal keys score the same for any pod, in floats and exactly (FreeShare: the
 free and total figures it reads). On a cluster of identical boards nearly every node is in one
-group, so settling near-ties exactly (one exact score per group) and breaking the tie by name cost
-no more than on a few nodes. A plugin without ``tie_key`` gets one group per node.
+group, so settling near-ties exactly costs one exact score per group, not per node. A plugin
+without ``tie_key`` gets one group per node. The ranking only remembers: which of the best nodes
+wins is ``Scheduler.select_host``'s rule alone, and it is handed every node of the best groups.
 """
 
 from __future__ import annotations
@@ -27,18 +28,17 @@ def tie_key_of(score) -> object:
 
 class Ranking:
     """Feasible nodes by (score, tie key); ``add``/``remove`` keep it up to date node by node. The
-    groups are kept in score order, and a group's names in byte order once asked for, so the best
-    score, the groups near it, a group's first and last name and the best few names cost O(log n) or
-    O(what is returned), not a pass over every node (1,000 identical boards are one group)."""
+    groups are kept in score order, so the best score and the groups near it cost O(log n) plus
+    what is returned, not a pass over every node (1,000 identical boards are one group)."""
 
     __slots__ = ("groups", "exact", "_where", "_names", "_keys", "_counts")
 
     def __init__(self) -> None:
         self.groups: dict[Key, dict[str, framework.NodeInfo]] = {}
-        # a group's exact score for the pod shape the ranking is kept for (Scheduler.select_host)
+        # a group's exact score for the pods the ranking is kept for (Scheduler.select_host)
         self.exact: dict[Key, object] = {}
         self._where: dict[str, Key] = {}
-        self._names: dict[Key, list[str]] = {}      # a group's names, sorted (once asked for: _sorted)
+        self._names: dict[Key, list[str]] = {}      # a group's names, sorted once top_names asks
         self._keys: list[Key] = []                  # the groups' keys, ascending by score
         self._counts: dict[float, int] = {}         # score -> nodes with it
 
@@ -91,14 +91,9 @@ class Ranking:
         return len(self._where)
 
     def at_least(self, floor: float) -> list[tuple[Key, dict[str, framework.NodeInfo]]]:
-        """The groups scoring ``floor`` or more."""
+        """The groups scoring ``floor`` or more, each with every one of its nodes by name."""
         keys = self._keys
         return [(key, self.groups[key]) for key in keys[bisect.bisect_left(keys, floor, key=_score):]]
-
-    def ends(self, key: Key) -> tuple[str, str]:
-        """The first and the last name of a group in byte order."""
-        names = self._sorted(key)
-        return names[0], names[-1]
 
     def _sorted(self, key: Key) -> list[str]:
         names = self._names.get(key)
@@ -110,7 +105,8 @@ class Ranking:
         return self._keys[-1][0]
 
     def top_names(self, count: int) -> list[str]:
-        """The ``count`` names of highest float score, equal scores by name."""
+        """The ``count`` names of highest float score, equal scores cut by name: the nodes the
+        decision annotation lists (which node wins is ``select_host``'s rule, not this order)."""
         if len(self._where) <= count:
             return list(self._where)
         out: list[str] = []

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import itertools
+from collections.abc import Iterable
 
 from kube32.reference.machinery import encoding
 from kube32.reference.scheduler import accounting, framework, memo, messages, ranking, registry
@@ -67,9 +69,9 @@ class Decision:
         return out
 
 
-def tie_break(names: list[str]) -> str:
-    """Equal best scores go to the alphabetically (byte-wise) first node name. (Python orders
-    strings by code point, which is the byte-wise order of their UTF-8 encodings.)"""
+def tie_break(names: Iterable[str]) -> str:
+    """SCHED-TIE-BREAK: of the nodes of equal best score, the alphabetically (byte-wise) first name.
+    (Python orders strings by code point, which is the byte-wise order of their UTF-8 encodings.)"""
     return min(names)
 
 
@@ -100,6 +102,7 @@ class Scheduler:
         self.profile = registry.new_profile()
         self.cache = SchedulerCache(store)
         self.memos = memo.Memos()
+        self.reads = memo.reads((*self.profile.filters, self.profile.score))
         # guard(obj, fn, *args): runs one pod's attempt; the control plane isolates failures per pod
         self.guard = lambda obj, fn, *args: fn(*args)
         # pod key -> (its resourceVersion, cache.version, message) of its last failed decision
@@ -108,23 +111,26 @@ class Scheduler:
     # -- deciding -------------------------------------------------------------------------
     def decide(self, pod: framework.PodInfo) -> Decision:
         """Run the filters in order over every node (a node leaves at its first failing filter),
-        score the nodes left, and pick the best. Verdicts kept for the pod's shape are reused for
-        the nodes that did not change since (``memo``)."""
+        score the nodes left, and pick the best (``select_host``). Verdicts kept for pods that agree
+        on every field the plugins read are reused for the nodes that did not change since (``memo``)."""
         nodes = self.cache.nodes()
         tie_key = ranking.tie_key_of(self.profile.score)
-        if self._memoisable():
-            kept = self.memos.get(pod)
+        kept = self._kept(pod)
+        if kept is not None:
             kept.sync(self.cache, pod, nodes, self.evaluate, tie_key)
             # the memo's own tables, read only while the store lock is held (no copy of 1,000 entries)
-            rejected, scores, ranked = kept.rejected, kept.scores, kept.ranking
+            rejected, scores = kept.rejected, kept.scores
+            chosen, best = kept.outcome(lambda ranked: self._outcome(pod, ranked))
         else:
             rejections, feasible, score_list = self.evaluate(pod, nodes)
             rejected = {node.name: status for node, status in rejections}
             scores = {node.name: score for node, score in zip(feasible, score_list, strict=True)}
-            ranked = ranking.Ranking.of(feasible, score_list, tie_key)
-        chosen = self.select_host(pod, ranked) if scores else None
-        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected, scores=scores,
-                        best=ranked.top_names(EXPLAIN_NODES))
+            chosen, best = self._outcome(pod, ranking.Ranking.of(feasible, score_list, tie_key))
+        return Decision(node=chosen, total_nodes=len(nodes), rejected=rejected, scores=scores, best=best)
+
+    def _outcome(self, pod: framework.PodInfo, ranked: ranking.Ranking) -> tuple[str | None, list[str]]:
+        """(the chosen node, None when no node is feasible; the best names the annotation lists)."""
+        return self.select_host(pod, ranked) if len(ranked) else None, ranked.top_names(EXPLAIN_NODES)
 
     def evaluate(self, pod: framework.PodInfo, nodes: list[framework.NodeInfo]
                  ) -> tuple[framework.Rejections, list[framework.NodeInfo], list[float]]:
@@ -140,12 +146,19 @@ class Scheduler:
             rejections.extend(out)
         return rejections, remaining, self.profile.score.score_all(pod, remaining) if remaining else []
 
-    def _memoisable(self) -> bool:
-        return all(getattr(plugin, "SHAPE_ONLY", False) for plugin in (*self.profile.filters, self.profile.score))
+    def _kept(self, pod: framework.PodInfo) -> memo.Kept | None:
+        """The verdicts kept for the values of the fields the profile reads (None: not kept)."""
+        if self.reads is None:
+            return None
+        try:
+            return self.memos.get(memo.key(pod, self.reads))
+        except TypeError:         # a value no key can hold (not JSON): decided afresh
+            return None
 
     def select_host(self, pod: framework.PodInfo, ranked: ranking.Ranking) -> str:
-        """The highest score wins; (near-)equal floats are settled exactly (once per group of
-        nodes that score the same), then by tie_break."""
+        """kube-scheduler's selectHost: the highest score wins, and of the nodes of equal best
+        score ``tie_break`` picks one, handed every one of them (so any rule works). Float scores
+        this close (NEAR_TIE) are settled exactly, once per group of nodes that score the same."""
         best = ranked.best()
         near = ranked.at_least(best - NEAR_TIE * max(1.0, abs(best)))
         if len(near) > 1:
@@ -157,9 +170,8 @@ class Scheduler:
                     value = exact[key] = score.exact_score(pod, next(iter(group.values())))
                 values.append(value)
             top = max(values)
-            near = [group for group, value in zip(near, values, strict=True) if value == top]
-        # tie_break orders names byte-wise: what it picks of a group is one of its two ends
-        return tie_break([name for key, _ in near for name in ranked.ends(key)])
+            near = [(key, group) for (key, group), value in zip(near, values, strict=True) if value == top]
+        return tie_break(itertools.chain.from_iterable(group for _, group in near))
 
     # -- acting ---------------------------------------------------------------------------
     def schedule(self, pod: dict) -> dict | None:

@@ -21,7 +21,7 @@ def need(pod: framework.PodInfo) -> int:
 
 class MemoryFit(framework.FilterPlugin):
     NAME = NAME
-    SHAPE_ONLY = True
+    READS = (framework.FIELD_RESOURCES,)
 
     def pre_filter(self, pod):
         return None if need(pod) > 0 else framework.SKIP

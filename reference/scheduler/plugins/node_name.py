@@ -16,7 +16,7 @@ REASON = reasons.REASON_NODE_NAME
 
 class NodeName(framework.FilterPlugin):
     NAME = NAME
-    SHAPE_ONLY = True
+    READS = (framework.FIELD_NODE_NAME,)
 
     def pre_filter(self, pod):
         return None if pod.node_name else framework.SKIP

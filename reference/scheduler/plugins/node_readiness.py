@@ -32,7 +32,7 @@ def check(node: dict) -> framework.Status | None:
 
 class NodeReadiness(framework.FilterPlugin):
     NAME = NAME
-    SHAPE_ONLY = True
+    READS = ()
 
     def filter_all(self, pod, nodes):
         passed, rejected = [], []

@@ -20,7 +20,7 @@ def required(pod: framework.PodInfo) -> tuple[tuple[str, str], ...]:
 
 class NodeSelector(framework.FilterPlugin):
     NAME = NAME
-    SHAPE_ONLY = True
+    READS = (framework.FIELD_NODE_SELECTOR,)
 
     def pre_filter(self, pod):
         return None if required(pod) else framework.SKIP

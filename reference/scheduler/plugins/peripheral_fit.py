@@ -25,7 +25,7 @@ def needs(pod: framework.PodInfo) -> list[tuple[str, int]]:
 
 class PeripheralFit(framework.FilterPlugin):
     NAME = NAME
-    SHAPE_ONLY = True
+    READS = (framework.FIELD_RESOURCES,)
 
     def pre_filter(self, pod):
         return None if needs(pod) else framework.SKIP

@@ -22,7 +22,7 @@ def reason(pod: framework.PodInfo) -> str:
 
 class PsramFit(framework.FilterPlugin):
     NAME = NAME
-    SHAPE_ONLY = True
+    READS = (framework.FIELD_RESOURCES,)
 
     def pre_filter(self, pod):
         return None if need(pod) > 0 else framework.SKIP

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import random
+
 import pytest
 from sched_helpers import node, pod
 
@@ -107,3 +110,44 @@ def test_free_is_figure_minus_accounted():
     assert run(memory_fit.MemoryFit(), pod("p", requests={"memory": "40Ki"}), node("n", memory="40Ki")) is None
     status = memory_fit.MemoryFit().filter(framework.PodInfo.of(pod("p", requests={"memory": "41Ki"})), info)
     assert status is not None and status.message() == "Insufficient memory"
+
+
+# one way to change each pod field, to show a plugin's verdicts do not depend on what it does not declare
+CHANGES = {
+    "metadata.name": lambda p, rnd: p["metadata"].update(name=f"p-{rnd.randrange(9)}"),
+    "metadata.annotations": lambda p, rnd: p["metadata"].update(annotations={"zone": rnd.choice("ab")}),
+    "metadata.labels": lambda p, rnd: p["metadata"].update(labels={"app": rnd.choice("xy")}),
+    "spec.nodeName": lambda p, rnd: p["spec"].update(nodeName=rnd.choice(["", "n1", "n2"])),
+    "spec.nodeSelector": lambda p, rnd: p["spec"].update(nodeSelector=rnd.choice([{}, {"board": "s3"}])),
+    "spec.tolerations": lambda p, rnd: p["spec"].update(tolerations=[{"operator": "Exists"}] * rnd.randrange(2)),
+    "spec.containers.image": lambda p, rnd: [c.update(image=rnd.choice("ab")) for c in p["spec"]["containers"]],
+    "spec.containers.resources": lambda p, rnd: [c.update(resources={"requests": {
+        "memory": f"{rnd.choice([1, 60, 150])}Ki", "esp32.io/gpio": str(rnd.randrange(6)),
+        "esp32.io/psram": rnd.choice(["0", "1Mi"])}}) for c in p["spec"]["containers"]],
+}
+
+
+def test_every_plugin_reads_no_pod_field_it_does_not_declare():
+    """Changing any pod field outside a plugin's READS leaves its verdicts and scores unchanged,
+    so keeping verdicts per value of the declared fields (``memo``) is sound."""
+    rnd = random.Random(21)
+    profile = registry.new_profile()
+    nodes = [framework.NodeInfo.of(node(f"n{i}", memory=m, gpio=g, ready=r, labels=lab))
+             for i, (m, g, r, lab) in enumerate([("200Ki", "8", "True", {"board": "s3"}), ("100Ki", "2", "True", {}),
+                                                  ("400Ki", "0", "True", {"board": "c3"}), ("200Ki", "8", "False", {})])]
+    for _ in range(150):
+        base = pod("p")
+        for change in CHANGES.values():
+            if rnd.random() < 0.6:
+                change(base, rnd)
+        for plugin in (*profile.filters, profile.score):
+            other = copy.deepcopy(base)
+            for field, change in CHANGES.items():
+                if field not in plugin.READS:
+                    change(other, rnd)
+            a, b = framework.PodInfo.of(base), framework.PodInfo.of(other)
+            if plugin is profile.score:
+                assert plugin.score_all(a, nodes) == plugin.score_all(b, nodes), plugin.NAME
+                assert [plugin.exact_score(a, n) for n in nodes] == [plugin.exact_score(b, n) for n in nodes]
+            else:
+                assert [plugin.filter(a, n) for n in nodes] == [plugin.filter(b, n) for n in nodes], plugin.NAME

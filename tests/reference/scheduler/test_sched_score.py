@@ -61,3 +61,27 @@ def test_near_ties_are_settled_exactly(monkeypatch):
 
     assert pick([50.0, 50.0 - 1e-12]) == "esp-a"
     assert pick([50.0, 49.0]) == "esp-b"
+
+
+def test_select_host_hands_tie_break_every_node_of_the_best_score(monkeypatch):
+    """Any tie-break rule sees every candidate, not a group's first and last name: here one that
+    picks the longest name (in byte order the middle of the group), and the group's nodes exactly."""
+    s = scheduler.Scheduler.__new__(scheduler.Scheduler)
+    s.profile = type("P", (), {"score": free_share.FreeShare()})()
+    p = framework.PodInfo.of(pod("p", requests={"memory": "30Ki"}))
+    names = ["esp-1", "esp-22", "esp-3", "esp-4"]
+    boards = [framework.NodeInfo.of(node(name)) for name in names]          # identical: one group
+    low = framework.NodeInfo.of(node("esp-0", memory="100Ki"))
+    seen: list[list[str]] = []
+
+    def longest(candidates):
+        candidates = list(candidates)
+        seen.append(sorted(candidates))
+        return max(candidates, key=len)
+
+    monkeypatch.setattr(scheduler, "tie_break", longest)
+    ranked = ranking.Ranking.of([low, *boards], free_share.FreeShare().score_all(p, [low, *boards]),
+                                s.profile.score.tie_key)
+    assert len(ranked.groups) == 2
+    assert s.select_host(p, ranked) == "esp-22"
+    assert seen == [names]
