@@ -6,6 +6,7 @@ import json
 
 import yaml
 from flask import request
+from werkzeug.http import parse_options_header
 
 from kube32.reference import errors
 from kube32.reference.machinery import limits, protobuf
@@ -35,6 +36,11 @@ def _no_constants(name: str) -> object:
 
 def media_type() -> str:
     return (request.mimetype or "").lower()
+
+
+def media_type_of(content_type: str) -> str:
+    """The media type of a Content-Type header, as ``media_type()`` reads the request's."""
+    return parse_options_header(content_type)[0].lower()
 
 
 def raw_body() -> bytes:
@@ -95,7 +101,12 @@ def object_body(allow_protobuf: bool = True) -> dict:
         raise errors.UnsupportedMediaType(
             f"the body of the request was in an unknown format - accepted media types include: "
             f"application/json, application/yaml (got {mtype!r})")
-    body = decode(raw_body(), mtype)
+    return decoded_object(raw_body(), mtype)
+
+
+def decoded_object(data: bytes, mtype: str) -> dict:
+    """A JSON or YAML body (``mtype`` one of ``JSON_TYPES``) that must be an object."""
+    body = decode(data, mtype)
     if not isinstance(body, dict):
         raise errors.BadRequest(f"the request body must be an object, not {type(body).__name__}")
     return body

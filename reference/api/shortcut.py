@@ -1,59 +1,126 @@
-"""What the requests answered below Flask share (``api.renewals``, ``api.creates``).
+"""Plain creates and updates answered without Flask's dispatch (``api.creates``, ``api.renewals``).
 
-A ``Shortcut`` is a WSGI app in front of the Flask app: a request its ``target`` picks (a plain
-write with a JSON body of a known length) runs the very steps the API's handler runs (``write``) and
-is answered as that handler answers (``resources.JSON``, the same bytes, status line and headers,
-without a Response). Everything else goes on to ``fallback`` untouched, and so does a picked request
-that ``write`` refuses (an ``errors.ApiError``, or None) or that fails unexpectedly before anything
-was written: the Flask app answers it from scratch, error Status and all. The store's write is the
-handler's (watch event; answered only once durable), so nothing over the API tells the paths apart
-but the CPU a request costs.
+A ``Shortcut`` is a WSGI app in front of the Flask app. All it owns is recognising a plain request
+cheaply: its method, a URL the API's own routing (``targets.resolve``) resolves to what the
+subclass ``takes``, no query string (no dryRun, fieldManager, pretty …), a JSON body of a known
+length (``bodies.media_type_of``) and no Table asked for (``tables.asks_for_table``). Such a request
+runs the very plan the Flask view runs (``plan``: ``writes.create`` or ``writes.update``) and its
+answer is the view's (``writes.encoded``, status line and headers as Flask writes them). Everything
+else goes on to ``fallback`` untouched, and so does a recognised request the plan refuses (an
+``errors.ApiError``) or that fails unexpectedly before anything was written: the Flask app answers it
+from scratch, error Status and all. Nothing over the API tells the paths apart but the CPU a request
+costs.
 
-Not installed when the server authenticates (the gate is a Flask ``before_request``).
+Around a request Flask runs the app's hooks; this path runs none of them, so it does in their place
+what each of ``REPLICATED_HOOKS`` does, and refuses to start (``UnreplicatedHook``) when the app has
+any other hook, signal receiver or WSGI middleware of its own: a hook added later fails loudly here
+instead of being skipped for the busiest requests (an authenticating server's gate is such a hook:
+``serve`` does not install the path there).
 """
 
 from __future__ import annotations
 
 import io
+import re
 
+from flask import Flask, signals
 from werkzeug.http import HTTP_STATUS_CODES
 
 from kube32.reference import errors
-from kube32.reference.api import resources
+from kube32.reference.api import bodies, tables, writes
+from kube32.reference.api.targets import Target, resolve
 from kube32.spec import constants
+
+# What Flask would run around a request, by (kind, module, qualified name), and what stands in for it
+# here: the store's per-request commit list starts empty, and a write is answered once durable.
+REPLICATED_HOOKS = {
+    ("before_request_funcs", "kube32.reference.app", "create_app.<locals>.fresh_request"): "store.forget_commits()",
+    ("after_request_funcs", "kube32.reference.app", "create_app.<locals>.durable"): "store.wait_durable()",
+}
+HOOK_KINDS = ("before_request_funcs", "after_request_funcs", "teardown_request_funcs",
+              "teardown_appcontext_funcs", "url_value_preprocessors")
+SIGNALS = ("request_started", "request_finished", "request_tearing_down", "got_request_exception",
+           "appcontext_pushed", "appcontext_popped", "appcontext_tearing_down")
+
+_NAME = r"[a-z0-9][a-z0-9.-]*"
+# (group, version, the rest targets.resolve reads); Flask routes these paths to resources.core/grouped
+_URL = re.compile(rf"/api/(?P<v>{_NAME})/(?P<rest>(?:{_NAME}/){{0,3}}{_NAME})"
+                  rf"|/apis/(?P<g>{_NAME})/(?P<gv>{_NAME})/(?P<grest>(?:{_NAME}/){{0,3}}{_NAME})")
+JSON_MEDIA_TYPE = "application/json"
+
+
+class UnreplicatedHook(RuntimeError):
+    """The Flask app runs something around a request that the path below it would skip."""
+
+
+def unreplicated_hooks(app: Flask) -> list[str]:
+    """What Flask runs around this app's requests beyond ``REPLICATED_HOOKS`` (or what of those is
+    missing, which this path would do anyway)."""
+    found, seen = [], set()
+    for kind in HOOK_KINDS:
+        hooks = getattr(app, kind)          # by blueprint (None: the app's own), or one list
+        for scope, funcs in hooks.items() if isinstance(hooks, dict) else [(None, hooks)]:
+            for fn in funcs:
+                key = (kind, getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)))
+                if key in REPLICATED_HOOKS and scope is None and key not in seen:
+                    seen.add(key)
+                else:
+                    found.append(f"{kind}[{scope}]: {key[1]}.{key[2]}")
+    found += [f"missing {kind}: {module}.{name}" for kind, module, name in REPLICATED_HOOKS.keys() - seen]
+    found += [f"a receiver of flask.signals.{name}" for name in SIGNALS if getattr(signals, name).receivers]
+    if "wsgi_app" in vars(app) or type(app).wsgi_app is not Flask.wsgi_app:
+        found.append("a WSGI middleware in app.wsgi_app")
+    return found
 
 
 class Shortcut:
+    METHOD = "POST"
     CODE = 200                      # the status of an answer written here
+    plan = staticmethod(writes.create)   # or writes.update: the plan the Flask view runs
 
-    def __init__(self, app, fallback=None) -> None:
+    def __init__(self, app: Flask, fallback=None) -> None:
+        unreplicated = unreplicated_hooks(app)
+        if unreplicated:
+            raise UnreplicatedHook(f"{type(self).__name__} answers requests without Flask's dispatch and "
+                                   f"does not replicate: {'; '.join(unreplicated)} (api/shortcut.py)")
         self.app = app
         self.fallback = fallback or app     # what answers every other request
         self.cp = app.extensions["kube32"]
         self.answered = 0           # requests answered here (the tests check the path is taken)
 
-    def target(self, environ: dict) -> resources.Target | None:
-        """The object or collection a request may write here, or None."""
+    def takes(self, t: Target) -> bool:
+        """Whether this path answers a plain request for ``t``."""
         raise NotImplementedError
 
-    def write(self, body: bytes, t: resources.Target) -> dict | None:
-        """Check and store; the stored object, or None when the Flask app is to answer it. Every
-        refusal comes before the write."""
-        raise NotImplementedError
+    def recognise(self, environ: dict) -> Target | None:
+        """What a plain request of this path writes, or None (the Flask app answers it)."""
+        if environ.get("REQUEST_METHOD") != self.METHOD or environ.get("QUERY_STRING"):
+            return None
+        m = _URL.fullmatch(environ.get("PATH_INFO", ""))
+        if m is None or bodies.media_type_of(environ.get("CONTENT_TYPE", "")) != JSON_MEDIA_TYPE:
+            return None
+        if tables.asks_for_table(environ.get("HTTP_ACCEPT", "")):
+            return None
+        try:
+            t = resolve(m["g"] or "", m["v"] or m["gv"], m["rest"] or m["grest"])
+        except errors.ApiError:
+            return None
+        return t if self.takes(t) else None
 
     def __call__(self, environ: dict, start_response):
-        t = self.target(environ)
+        t = self.recognise(environ)
         answer = None if t is None else self._answer(environ, t)
         if answer is None:
             return self.fallback(environ, start_response)
         self.answered += 1
-        code, obj = answer
-        body = (resources.JSON.encode(obj) + "\n").encode()
-        start_response(f"{code} {HTTP_STATUS_CODES[code].upper()}",
-                       [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
-        return [body]
+        if not isinstance(answer, bytes):
+            return answer(environ, start_response)          # a Response of the app's own
+        start_response(f"{self.CODE} {HTTP_STATUS_CODES[self.CODE].upper()}",
+                       [("Content-Type", JSON_MEDIA_TYPE), ("Content-Length", str(len(answer)))])
+        return [answer]
 
-    def _answer(self, environ: dict, t: resources.Target) -> tuple[int, dict] | None:
+    def _answer(self, environ: dict, t: Target):
+        """The body of the answer, a Response, or None when the Flask app is to answer."""
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
@@ -64,19 +131,22 @@ class Shortcut:
         environ["wsgi.input"] = io.BytesIO(data)       # the Flask app may read it again
         store = self.cp.store
         before = store.resource_version
+        store.forget_commits()                          # the app's fresh_request
         try:
-            store.forget_commits()
-            written = self.write(data, t)
+            obj = self.plan(self.cp, t, lambda: bodies.decoded_object(data, JSON_MEDIA_TYPE), _not_dry)
         except errors.ApiError:
             return None                                 # refused before anything was written
         except Exception:
             if store.resource_version == before:        # nothing written: the Flask app answers (a 500 Status)
                 return None
             raise
-        if written is None:
-            return None
         try:
-            store.wait_durable()
-        except errors.ApiError as err:                  # as the app's error handler answers it
-            return err.code, err.status()
-        return self.CODE, written
+            store.wait_durable()                        # the app's durable
+        except errors.ApiError as err:                  # answered by the app's own error handler
+            with self.app.request_context(environ):
+                return self.app.make_response(self.app.handle_user_exception(err))
+        return writes.encoded(obj).encode()
+
+
+def _not_dry() -> bool:
+    return False                                        # no query string, no dryRun

@@ -39,9 +39,13 @@ def _default(obj: dict, now: float) -> list:
 PRINTERS: dict[str, tuple[list[Column], Printer]] = {}
 
 
-def wants_table() -> bool:
-    accept = request.headers.get("Accept", "")
+def asks_for_table(accept: str) -> bool:
+    """Whether an Accept header asks for a Table (every other Accept is answered in JSON)."""
     return "as=Table" in accept
+
+
+def wants_table() -> bool:
+    return asks_for_table(request.headers.get("Accept", ""))
 
 
 def include_object() -> str:

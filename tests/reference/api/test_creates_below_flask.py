@@ -1,4 +1,4 @@
-"""Creates answered below Flask (``api.creates``) cannot be told apart over the API from the Flask
+"""Creates answered without Flask's dispatch (``api.creates``) cannot be told apart over the API from the Flask
 handler's answers: two servers in the same state get the same requests, one over HTTP (through
 ``Creates``), the other through the Flask app alone, and answer the same status, headers and bytes
 (uids drawn from the same sequence on both); every refusal is answered by the Flask app itself and
@@ -12,7 +12,7 @@ import uuid
 import pytest
 import requests
 
-from kube32.reference.api import resources
+from kube32.reference.api import writes
 from kube32.reference.api.creates import Creates
 from kube32.reference.config import Config
 from kube32.reference.serve import start_in_thread
@@ -38,7 +38,7 @@ class Uids:
 def pair(tmp_path, monkeypatch):
     uids = Uids()
     monkeypatch.setattr(store_module, "uuid", uids)
-    monkeypatch.setattr(resources, "uuid", uids)          # a dry run's uid
+    monkeypatch.setattr(writes, "uuid", uids)             # a dry run's uid
     servers = [start_in_thread(Config(listen="127.0.0.1:0", clock="manual", clock_start=START,
                                       data_dir=str(tmp_path / name))) for name in ("below", "flask")]
     yield uids, *servers
@@ -150,7 +150,7 @@ def test_other_creates_go_to_the_flask_app(pair, case):
 def test_a_create_that_fails_unexpectedly_before_the_write_is_answered_by_the_flask_app(pair, monkeypatch):
     def broken(kind, obj):
         raise RuntimeError("a bug in a check (test)")
-    monkeypatch.setattr(resources.validation, "validate", broken)
+    monkeypatch.setattr(writes.validation, "validate", broken)
     _, below, _ = pair
     stored = below.control_plane.store.resource_version
     answer, taken = _both(pair, "POST", PODS, json.dumps(pod("p")).encode())
