@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import yaml
@@ -38,6 +39,7 @@ def media_type() -> str:
     return (request.mimetype or "").lower()
 
 
+@functools.lru_cache(maxsize=64)        # clients send a handful of distinct Content-Types
 def media_type_of(content_type: str) -> str:
     """The media type of a Content-Type header, as ``media_type()`` reads the request's."""
     return parse_options_header(content_type)[0].lower()

@@ -25,16 +25,18 @@ def not_found() -> errors.ApiError:
 
 def resolve(group: str, version: str, rest: str) -> Target:
     parts = [p for p in rest.split("/") if p]
-    ns = None
+    ns = r = None
     if len(parts) >= 3 and parts[0] == "namespaces":
         r = lookup(group, version, parts[2])
         if r is not None and r.namespaced:
             ns, parts = parts[1], parts[2:]
         elif r is None:
             unsupported.check(group, parts[2], parts[4] if len(parts) > 4 else None)
+        else:
+            r = None                # a cluster-scoped resource: "namespaces" is the resource here
     if not parts or len(parts) > 3:
         raise not_found()
-    r = lookup(group, version, parts[0])
+    r = r or lookup(group, version, parts[0])
     sub = parts[2] if len(parts) > 2 else None
     if r is None:
         unsupported.check(group, parts[0], sub)

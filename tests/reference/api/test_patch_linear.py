@@ -233,7 +233,7 @@ def test_a_write_between_snapshot_and_store_makes_the_patch_start_again(api, mon
 
 def test_an_object_written_between_every_attempt_is_patched_under_the_lock_at_last(api, monkeypatch):
     """Five lost races: the last attempt holds the store lock, so the patch is stored, not refused."""
-    from kube32.reference.api import resources
+    from kube32.reference.api import writes
 
     api.create_pod("web")
     fn = patch.CONTENT_TYPES["application/merge-patch+json"]
@@ -250,6 +250,6 @@ def test_an_object_written_between_every_attempt_is_patched_under_the_lock_at_la
     monkeypatch.setitem(patch.CONTENT_TYPES, "application/merge-patch+json", always_raced)
     resp = api.patch(f"{PODS}/web", {"metadata": {"labels": {"mine": "yes"}}})
     assert resp.status_code == 200
-    assert held == [False] * (resources.UPDATE_ATTEMPTS - 1) + [True]
+    assert held == [False] * (writes.UPDATE_ATTEMPTS - 1) + [True]
     assert resp.get_json()["metadata"]["labels"]["mine"] == "yes"
-    assert len(resp.get_json()["metadata"]["labels"]) == resources.UPDATE_ATTEMPTS
+    assert len(resp.get_json()["metadata"]["labels"]) == writes.UPDATE_ATTEMPTS

@@ -5,14 +5,14 @@ resourceVersion bookkeeping. Each breaks one rule the features observe over HTTP
 from __future__ import annotations
 
 from kube32.reference.api import printers
-from kube32.reference.api import resources as api_resources
+from kube32.reference.api import writes as api_writes
 from kube32.reference.machinery import selectors
 from kube32.reference.store import store as store_module
 
 _pod_status_reason = printers.pod_status_reason
 _print_event = printers.print_event
 _field_value = selectors.field_value
-_scale_of = api_resources.scale_of
+_scale_of = api_writes.scale_of
 from tests.sensitivity.registry import fault  # noqa: E402
 
 
@@ -61,4 +61,4 @@ def _(mp):
         out = _scale_of(obj)
         out["spec"]["replicas"] = (obj.get("status") or {}).get("replicas", 0)
         return out
-    mp.setattr(api_resources, "scale_of", scale)
+    mp.setattr(api_writes, "scale_of", scale)

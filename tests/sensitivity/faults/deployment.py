@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import secrets
 
-from kube32.reference.api import resources as api_resources
+from kube32.reference.api import writes as api_writes
 from kube32.reference.controllers import deployment, deployment_status
 from kube32.reference.controllers import deployment_plan as dp
 from kube32.reference.store import store as store_module
@@ -28,7 +28,7 @@ _add_default_tolerations = dp.add_default_tolerations
 _counts = deployment_status.counts
 _compute_status = deployment_status.compute_status
 _available_condition = deployment_status.available_condition
-_scale_of = api_resources.scale_of
+_scale_of = api_writes.scale_of
 _strategy = dp.strategy
 
 
@@ -338,7 +338,7 @@ def _(mp):
 # -- the scale subresource --------------------------------------------------------------------
 @fault("deployment-scale-write-ignored", breaks=["DEPLOY-SCALE-SUBRESOURCE"])
 def _(mp):
-    mp.setattr(api_resources, "_scaled", lambda cp, r, old, scale: copy.deepcopy(old))
+    mp.setattr(api_writes, "scaled", lambda r, old, scale: copy.deepcopy(old))
 
 
 @fault("deployment-generation-moves-on-metadata", breaks=["DEPLOY-GENERATION"])
@@ -361,7 +361,7 @@ def _(mp):
         scale = _scale_of(obj)
         scale["spec"]["replicas"] = scale["status"]["replicas"]
         return scale
-    mp.setattr(api_resources, "scale_of", scale_of)
+    mp.setattr(api_writes, "scale_of", scale_of)
 
 
 @fault("deployment-scale-selector-as-object", breaks=["DEPLOY-SCALE-SUBRESOURCE"], level="reference")
@@ -370,7 +370,7 @@ def _(mp):
         scale = _scale_of(obj)
         scale["status"]["selector"] = "app in (web)"
         return scale
-    mp.setattr(api_resources, "scale_of", scale_of)
+    mp.setattr(api_writes, "scale_of", scale_of)
 
 
 @fault("deployment-hash-of-pod-spec-only", breaks=["DEPLOY-POD-TEMPLATE-HASH", "DEPLOY-ONE-STALE-PER-PASS"])
@@ -425,7 +425,7 @@ def _(mp):
     """The Scale carries what kubectl scale reads and writes (spec.replicas) and no status."""
     def scale_of(obj):
         return {k: v for k, v in _scale_of(obj).items() if k != "status"}
-    mp.setattr(api_resources, "scale_of", scale_of)
+    mp.setattr(api_writes, "scale_of", scale_of)
 
 
 @fair("deployment-hash-in-hex", passes=DEPLOY_DOCUMENT_CLAUSES, differs=["DEPLOY-POD-TEMPLATE-HASH"])

@@ -10,7 +10,7 @@ not-ready pod shows in a slice, which refusal a write gets): the document level 
 from __future__ import annotations
 
 from kube32.reference import errors
-from kube32.reference.api import resources as api_resources
+from kube32.reference.api import writes as api_writes
 from kube32.reference.machinery import conditions
 from kube32.reference.views import endpoint_rules as rules
 from kube32.reference.views import endpoints as views
@@ -67,7 +67,7 @@ def _(mp):
 @fault("endpoints-writable", breaks=["EP-READ-ONLY"])
 def _(mp):
     """The API lets writes through to the store (the views still answer reads)."""
-    mp.setattr(api_resources, "writable", lambda cp, r: None)
+    mp.setattr(api_writes, "writable", lambda cp, r: None)
 
 
 # -- which pods ------------------------------------------------------------------------------------
@@ -320,4 +320,4 @@ def _(mp):
     def forbidden(cp, r):
         if r.read_only or r.key in cp.views:
             raise errors.Forbidden(f"{r.key} are computed by the API server; clients may not write them")
-    mp.setattr(api_resources, "writable", forbidden)
+    mp.setattr(api_writes, "writable", forbidden)
