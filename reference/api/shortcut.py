@@ -43,9 +43,9 @@ SIGNALS = ("request_started", "request_finished", "request_tearing_down", "got_r
            "appcontext_pushed", "appcontext_popped", "appcontext_tearing_down")
 
 _NAME = r"[a-z0-9][a-z0-9.-]*"
-# (group, version, the rest targets.resolve reads); Flask routes these paths to resources.core/grouped
-_URL = re.compile(rf"/api/(?P<v>{_NAME})/(?P<rest>(?:{_NAME}/){{0,3}}{_NAME})"
-                  rf"|/apis/(?P<g>{_NAME})/(?P<gv>{_NAME})/(?P<grest>(?:{_NAME}/){{0,3}}{_NAME})")
+# /api/VERSION/REST or /apis/GROUP/VERSION/REST of plain names: (group, version, the rest targets.resolve
+# reads), as Flask routes these paths to resources.core and resources.grouped
+_URL = re.compile(rf"/api(?:s/({_NAME}))?/({_NAME})/({_NAME}(?:/{_NAME}){{0,3}})")
 JSON_MEDIA_TYPE = "application/json"
 
 
@@ -94,15 +94,16 @@ class Shortcut:
 
     def recognise(self, environ: dict) -> Target | None:
         """What a plain request of this path writes, or None (the Flask app answers it)."""
-        if environ.get("REQUEST_METHOD") != self.METHOD or environ.get("QUERY_STRING"):
+        if environ.get("REQUEST_METHOD") != self.METHOD or environ.get("QUERY_STRING") \
+                or bodies.media_type_of(environ.get("CONTENT_TYPE", "")) != JSON_MEDIA_TYPE \
+                or tables.asks_for_table(environ.get("HTTP_ACCEPT", "")):
             return None
         m = _URL.fullmatch(environ.get("PATH_INFO", ""))
-        if m is None or bodies.media_type_of(environ.get("CONTENT_TYPE", "")) != JSON_MEDIA_TYPE:
+        if m is None:
             return None
-        if tables.asks_for_table(environ.get("HTTP_ACCEPT", "")):
-            return None
+        group, version, rest = m.groups()
         try:
-            t = resolve(m["g"] or "", m["v"] or m["gv"], m["rest"] or m["grest"])
+            t = resolve(group or "", version, rest)
         except errors.ApiError:
             return None
         return t if self.takes(t) else None

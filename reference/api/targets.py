@@ -24,7 +24,9 @@ def not_found() -> errors.ApiError:
 
 
 def resolve(group: str, version: str, rest: str) -> Target:
-    parts = [p for p in rest.split("/") if p]
+    parts = rest.split("/")
+    if "" in parts:
+        parts = [p for p in parts if p]
     ns = r = None
     if len(parts) >= 3 and parts[0] == "namespaces":
         r = lookup(group, version, parts[2])

@@ -16,7 +16,6 @@ everything else.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import uuid
 from collections.abc import Callable
@@ -216,21 +215,21 @@ def optimistic_update(cp, r: Resource, t: Target, change: Callable[[dict], dict]
     last attempt holds the lock throughout: it cannot lose, and what it computes is bounded (the
     body, the patch and the object are), so a busy object costs its writers a wait, never a 409.
     Returns the stored object (READ-ONLY); with ``dry``, what would be stored."""
-    ns = t.namespace or ""
-    for attempt in range(UPDATE_ATTEMPTS):
-        last = attempt == UPDATE_ATTEMPTS - 1
-        with cp.store.lock if last else contextlib.nullcontext():
-            old = cp.store.head.peek(r.key, ns, t.name)
-            if old is None:
-                raise errors.NotFound.object(r.plural, r.group, t.name)
-            new = change(old)
-            if dry:
-                return new
-            try:
-                return cp.store.update(r.key, new, copy=False, expected=old)
-            except Changed:
-                continue
-    raise AssertionError("the last attempt holds the store lock")       # (not reached)
+    for _ in range(UPDATE_ATTEMPTS - 1):
+        try:
+            return _update_once(cp, r, t, change, dry)
+        except Changed:
+            continue
+    with cp.store.lock:
+        return _update_once(cp, r, t, change, dry)
+
+
+def _update_once(cp, r: Resource, t: Target, change: Callable[[dict], dict], dry: bool) -> dict:
+    old = cp.store.head.peek(r.key, t.namespace or "", t.name)
+    if old is None:
+        raise errors.NotFound.object(r.plural, r.group, t.name)
+    new = change(old)
+    return new if dry else cp.store.update(r.key, new, copy=False, expected=old)
 
 
 def scale_of(obj: dict) -> dict:
