@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 START = 1_800_000_000.0      # the manual clock's start (2027-01-15T08:00:00Z)
+
+
+class Uids:
+    """uuid4 for two servers (or apps) from one replayable sequence: each draws the
+    uids the other drew when it is rewound (``next = n``)."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def uuid4(self) -> uuid.UUID:
+        self.next += 1
+        return uuid.UUID(int=self.next)
 
 
 class Api:

@@ -7,10 +7,10 @@ writes nothing."""
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 import requests
+from api_helpers import Uids
 
 from kube32.reference.api import writes
 from kube32.reference.api.creates import Creates
@@ -21,17 +21,6 @@ from kube32.reference.store import store as store_module
 TIMEOUT = 10      # a bound on waiting, not an assertion on time
 START = 1_780_000_000
 PODS = "/api/v1/namespaces/default/pods"
-
-
-class Uids:
-    """uuid4 for both servers from one replayable sequence."""
-
-    def __init__(self) -> None:
-        self.next = 0
-
-    def uuid4(self) -> uuid.UUID:
-        self.next += 1
-        return uuid.UUID(int=self.next)
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import uuid
 from unittest import mock
 
 import pytest
+from api_helpers import Uids
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import Client
@@ -34,17 +34,6 @@ PODS = "/api/v1/namespaces/{ns}/pods"
 # The Content-Types a plain request carries (every spelling of JSON alone), written out here
 PLAIN_JSON = ("application/json", "application/json; charset=utf-8", "Application/JSON")
 HEADERS_THAT_MATTER = ("Content-Type", "Content-Length", "Retry-After")
-
-
-class Uids:
-    """uuid4 for both apps from one replayable sequence."""
-
-    def __init__(self) -> None:
-        self.next = 0
-
-    def uuid4(self) -> uuid.UUID:
-        self.next += 1
-        return uuid.UUID(int=self.next)
 
 
 def pod(name, ns, memory="1Ki"):
