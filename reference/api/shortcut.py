@@ -131,14 +131,14 @@ class Shortcut:
         data = environ["wsgi.input"].read(length)
         environ["wsgi.input"] = io.BytesIO(data)       # the Flask app may read it again
         store = self.cp.store
-        before = store.resource_version
+        before = store.head.resource_version            # (durable or not: whether anything was written)
         store.forget_commits()                          # the app's fresh_request
         try:
             obj = self.plan(self.cp, t, lambda: bodies.decoded_object(data, JSON_MEDIA_TYPE), _not_dry)
         except errors.ApiError:
             return None                                 # refused before anything was written
         except Exception:
-            if store.resource_version == before:        # nothing written: the Flask app answers (a 500 Status)
+            if store.head.resource_version == before:   # nothing written: the Flask app answers (a 500 Status)
                 return None
             raise
         try:
