@@ -3,7 +3,8 @@
 A ``Shortcut`` is a WSGI app in front of the Flask app. All it owns is recognising a plain request
 cheaply: its method, a URL the API's own routing (``targets.resolve``) resolves to what the
 subclass ``takes``, no query string (no dryRun, fieldManager, pretty …), a JSON body of a known
-length (``bodies.media_type_of``) and no Table asked for (``tables.asks_for_table``). Such a request
+length (``bodies.media_type_of``) and no Table asked for (``tables.asks_for_table``); what a path
+resolves to is remembered (within ``MEMO_BYTES``: a fleet's renewals repeat a path per node). Such a request
 runs the very plan the Flask view runs (``plan``: ``writes.create`` or ``writes.update``) and its
 answer is the view's (``writes.encoded``, status line and headers as Flask writes them). Everything
 else goes on to ``fallback`` untouched, and so does a recognised request the plan refuses (an
@@ -47,6 +48,10 @@ _NAME = r"[a-z0-9][a-z0-9.-]*"
 # reads), as Flask routes these paths to resources.core and resources.grouped
 _URL = re.compile(rf"/api(?:s/({_NAME}))?/({_NAME})/({_NAME}(?:/{_NAME}){{0,3}})")
 JSON_MEDIA_TYPE = "application/json"
+# Paths remembered with what they resolve to: a fleet's Lease renewals repeat one path per node
+MEMO_BYTES = 2 * 1024 * 1024
+MEMO_ENTRY_BYTES = 400      # a dict slot, the path string's header and a Target, roughly
+_UNSEEN = object()
 
 
 class UnreplicatedHook(RuntimeError):
@@ -87,6 +92,8 @@ class Shortcut:
         self.fallback = fallback or app     # what answers every other request
         self.cp = app.extensions["kube32"]
         self.answered = 0           # requests answered here (the tests check the path is taken)
+        self._targets: dict[str, Target | None] = {}     # path -> what it resolves to (see _remember)
+        self._memo_bytes = 0
 
     def takes(self, t: Target) -> bool:
         """Whether this path answers a plain request for ``t``."""
@@ -98,7 +105,15 @@ class Shortcut:
                 or bodies.media_type_of(environ.get("CONTENT_TYPE", "")) != JSON_MEDIA_TYPE \
                 or tables.asks_for_table(environ.get("HTTP_ACCEPT", "")):
             return None
-        m = _URL.fullmatch(environ.get("PATH_INFO", ""))
+        path = environ.get("PATH_INFO", "")
+        t = self._targets.get(path, _UNSEEN)
+        if t is _UNSEEN:
+            t = self._target(path)
+            self._remember(path, t)
+        return t
+
+    def _target(self, path: str) -> Target | None:
+        m = _URL.fullmatch(path)
         if m is None:
             return None
         group, version, rest = m.groups()
@@ -107,6 +122,14 @@ class Shortcut:
         except errors.ApiError:
             return None
         return t if self.takes(t) else None
+
+    def _remember(self, path: str, t: Target | None) -> None:
+        """What a path resolves to (a pure function of the path), within ``MEMO_BYTES``."""
+        cost = len(path) + MEMO_ENTRY_BYTES
+        if self._memo_bytes + cost > MEMO_BYTES:
+            self._targets, self._memo_bytes = {}, 0
+        self._targets[path] = t
+        self._memo_bytes += cost
 
     def __call__(self, environ: dict, start_response):
         t = self.recognise(environ)

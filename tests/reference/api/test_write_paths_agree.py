@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import Client
 
-from kube32.reference.api import writes
+from kube32.reference.api import shortcut, writes
 from kube32.reference.api.creates import Creates
 from kube32.reference.api.renewals import LeaseRenewals
 from kube32.reference.api.shortcut import UnreplicatedHook
@@ -211,5 +211,20 @@ def test_the_path_below_flask_starts_on_the_app_as_built():
     app = create_app(Config(clock="manual", clock_start=START, run_loops=False))
     try:
         assert LeaseRenewals(app, fallback=Creates(app)).answered == 0
+    finally:
+        app.extensions["kube32"].stop()
+
+
+def test_the_paths_the_path_below_flask_remembers_stay_within_their_bytes():
+    app = create_app(Config(clock="manual", clock_start=START, run_loops=False))
+    try:
+        renewals = LeaseRenewals(app)
+        environ = {"REQUEST_METHOD": "PUT", "CONTENT_TYPE": "application/json"}
+        long_name = "n" * 200
+        for i in range(3 * shortcut.MEMO_BYTES // (200 + shortcut.MEMO_ENTRY_BYTES)):
+            environ["PATH_INFO"] = f"{LEASES.format(ns='kube-node-lease')}/{long_name}{i}"
+            assert renewals.recognise(environ).name == f"{long_name}{i}"
+        remembered = sum(len(path) + shortcut.MEMO_ENTRY_BYTES for path in renewals._targets)
+        assert 0 < remembered <= shortcut.MEMO_BYTES
     finally:
         app.extensions["kube32"].stop()
