@@ -110,16 +110,15 @@ def _parse(base: Path, files: tuple[tuple[Path, int], ...]) -> tuple[ScenarioInf
                 tags |= set(ex.tags)
             document = SCENARIO_REFERENCE_TAG not in own and (not sc.examples or any(SCENARIO_REFERENCE_TAG not in ex.tags
                                                                             for ex in sc.examples))
-            steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc))
-            runs = sum(len(list(ex.as_contexts())) for ex in sc.examples) or 1
+            rows = [ctx for ex in sc.examples for ctx in ex.as_contexts()]     # one run per Examples row
+            steps = tuple((s.type, s.name, s.line_number) for s in _rendered_steps(sc, rows))
             out.append(ScenarioInfo(str(path.relative_to(base)), sc.name, sc.line_number,
-                                    frozenset(tags), steps, document, runs))
+                                    frozenset(tags), steps, document, len(rows) or 1))
     return tuple(out)
 
 
-def _rendered_steps(template) -> list:
+def _rendered_steps(template, contexts: list) -> list:
     """The steps of a scenario, with Scenario Outline placeholders filled from every example row."""
-    contexts = [ctx for ex in template.examples for ctx in ex.as_contexts()]
     if not contexts:
         return list(template.steps)
     seen, out = set(), []

@@ -30,6 +30,7 @@ class PodNote:
     name: str
     manifest: dict
     named: str | None = None       # created with spec.nodeName
+    shape: dict | None = None      # how the area drew it (its resources, selector, form)
 
 
 class Notes:
@@ -93,7 +94,8 @@ class Fleet(Area):
         for name in intent.get("nodes", ()):
             fleet.nodes[name] = NodeNote(name, status=intent.get("status", True), lease=intent.get("lease"))
         if "create" in intent:
-            fleet.pods[intent["create"]] = PodNote(intent["create"], intent["manifest"], named=intent.get("named"))
+            fleet.pods[intent["create"]] = PodNote(intent["create"], intent["manifest"], named=intent.get("named"),
+                                                  shape=intent.get("shape"))
         return []
 
     def simpler(self, rec) -> list:

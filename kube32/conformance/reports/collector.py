@@ -269,7 +269,7 @@ class Collector:
                           for f in sorted(s.get("findings", []), key=lambda f: f["level"] != self.level)]
                 why = (judged or [s.get("message", "")])[0]
                 # the terminal keeps the step's own words; pytest's rewritten assert after them is in the report
-                why = ASSERT_REPR.split(why, maxsplit=1)[0] if ASSERT_REPR.search(why[1:]) else why
+                why = ASSERT_REPR.split(why, maxsplit=1)[0] or why
                 lines.append(f"          {s['feature']}:{s['line']}: {s['name']}: {why[:300]}")
         if not_run:
             ids = sorted(not_run)

@@ -116,6 +116,11 @@ def expectations(case) -> dict[str, Expectation]:
     return case.notes.setdefault(FAMILY, {})
 
 
+def _shape_of(case, pod: str) -> dict | None:
+    note = fleet.notes(case).pods.get(pod)
+    return note.shape if note is not None else None
+
+
 class SchedulerRules(fleet.FleetRules):
     pods = Bundle("pods")
 
@@ -131,14 +136,14 @@ class SchedulerRules(fleet.FleetRules):
     def create_pod_like(self, like):
         """Another pod of an earlier one's shape: two pods after the same few units of a resource,
         where accounting decides whether the second still fits (a Pending one's requests count)."""
-        shape = self.case.notes.get("shapes", {}).get(like)
+        shape = _shape_of(self.case, like)
         return multiple() if shape is None else self._create(normalized(shape, None), None)
 
     @rule(target=pods, like=pods, pick=st.integers(0, 7))
     def create_pod_after_one_resource(self, like, pick):
         """A pod asking only for one of an earlier pod's resources, as much: whether it still fits
         beside that pod turns on that resource's accounting alone (the others cannot refuse it)."""
-        shape = self.case.notes.get("shapes", {}).get(like)
+        shape = _shape_of(self.case, like)
         if shape is None or not shape["resources"]:
             return multiple()
         names = sorted(shape["resources"])
@@ -154,7 +159,6 @@ class SchedulerRules(fleet.FleetRules):
         if not self.apply(step, "SCHED-BIND-ON-CREATE", {"create": name, "manifest": body, "named": node,
                                                          "shape": shape}):
             return multiple()
-        self.case.notes.setdefault("shapes", {})[name] = shape
         return name
 
     @rule(pod=pods, what=st.sampled_from(("start", "start", "succeed", "fail", "restart", "not-ready", "label",
