@@ -1,6 +1,6 @@
-"""How much ``explore`` finds: each document-level sensitivity fault of the scheduler area
-(``tests/sensitivity/faults/scheduler.py``) and the planted bugs (``tests/explore/faults.py``)
-installed in a ``serve`` process, explored with the scheduler area for ``--budget`` seconds each;
+"""How much ``explore`` finds: each document-level sensitivity fault of an area
+(``tests/sensitivity/faults/<module>.py``) and its planted bugs (``tests/explore/faults.py``)
+installed in a ``serve`` process, explored with that area for ``--budget`` seconds each;
 then every fair variant of the area (another reasonable reading of the document) explored the same
 way, where any document-level disagreement is the explorer's own mistake.
 
@@ -8,7 +8,7 @@ Prints, per fault, whether a disagreement was found, after how long and how many
 case has; then found / total, the median time to the first disagreement, the median shrunk length,
 and the operations run against the fair variants with their disagreements (must be 0).
 
-Run: ``.venv/bin/python benchmarks/explore_power.py [--budget 60] [--only NAME ...]``. A script,
+Run: ``.venv/bin/python benchmarks/explore_power.py [--area scheduler] [--budget 60] [--only NAME ...]``. A script,
 not a test (tests/explore runs one fault)."""
 
 from __future__ import annotations
@@ -29,16 +29,17 @@ from kube32.conformance.targets.reference import ReferenceTarget  # noqa: E402
 from kube32.spec import profiles  # noqa: E402
 from tests.explore.faults import FaultyProcessTarget, every_fault  # noqa: E402
 
-AREA_MODULE = "tests.sensitivity.faults.scheduler"
+FAULT_MODULES = {"scheduler": "scheduler", "node_lifecycle": "node_lifecycle", "deployment": "deployment",
+                 "workloads": "workload", "endpoints": "endpoints"}     # explore area -> its faults' module
 
 
-def explore_once(fault: str, budget: float) -> dict:
+def explore_once(area: str, fault: str, budget: float) -> dict:
     profile = profiles.load("simulator")
     oracle, side = session.open_sides(ReferenceTarget(profile), FaultyProcessTarget(fault, profile))
     began = time.monotonic()
     try:
         with tempfile.TemporaryDirectory() as report:
-            result = session.Session(oracle, side, [areas.load("scheduler")], seed=0, budget=budget,
+            result = session.Session(oracle, side, [areas.load(area)], seed=0, budget=budget,
                                      report_dir=report, out=io.StringIO()).run()
     finally:
         oracle.target.stop()
@@ -52,6 +53,7 @@ def explore_once(fault: str, budget: float) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--area", choices=sorted(FAULT_MODULES), default="scheduler")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds of search per fault")
     ap.add_argument("--fair-budget", type=float, default=120.0, help="seconds of search per fair variant")
     ap.add_argument("--shrink", type=float, default=10.0,
@@ -60,15 +62,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     session.HYPOTHESIS_SHRINK, session.SHRINK_MIN = args.shrink / 2, args.shrink
     faults = every_fault()
-    planted = [n for n, f in faults.items() if getattr(f, "area", None) == "scheduler"]
-    breaking = sorted(n for n, f in faults.items() if getattr(f, "module", "") == AREA_MODULE
+    module = f"tests.sensitivity.faults.{FAULT_MODULES[args.area]}"
+    planted = [n for n, f in faults.items() if getattr(f, "area", None) == args.area]
+    breaking = sorted(n for n, f in faults.items() if getattr(f, "module", "") == module
                       and not f.fair and f.level == "document")
-    fair = sorted(n for n, f in faults.items() if getattr(f, "module", "") == AREA_MODULE and f.fair)
+    fair = sorted(n for n, f in faults.items() if getattr(f, "module", "") == module and f.fair)
     if args.only:
         planted, breaking, fair = ([n for n in group if n in args.only] for group in (planted, breaking, fair))
     rows = []
     for name in [*planted, *breaking]:
-        row = explore_once(name, args.budget)
+        row = explore_once(args.area, name, args.budget)
         rows.append(row)
         print(f"  {'FOUND ' if row['found_after'] is not None else 'missed'} {name:55} "
               + (f"after {row['found_after']:5.1f} s, {row['steps']:2} steps, {row['clause']}"
@@ -81,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
               f"median shrunk length {statistics.median(r['steps'] for r in found) if found else float('nan'):.0f} steps")
     operations = wrong = 0
     for name in fair:
-        row = explore_once(name, args.fair_budget)
+        row = explore_once(args.area, name, args.fair_budget)
         operations += row["operations"]
         wrong += row["found_after"] is not None
         print(f"  fair {name:55} {row['operations']} operations, "
