@@ -8,6 +8,7 @@ code."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -35,3 +36,10 @@ def use(source: str | Path) -> None:
         modules.append((spec, module))
     for spec, module in modules:
         spec.loader.exec_module(module)
+
+
+def from_environment() -> None:
+    """In a ``--baseline`` run (``_servers.beside`` or ``tree`` set ``KUBE32_TREE``), import that
+    tree's code; otherwise this checkout's. Call before anything imports kube32."""
+    if os.environ.get("KUBE32_TREE"):
+        use(os.environ["KUBE32_TREE"])

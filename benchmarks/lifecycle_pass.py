@@ -12,7 +12,6 @@ same on commit REF (a temporary worktree) at the same time, in a process of its 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -20,10 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
-    import _tree
+import _tree  # noqa: E402
 
-    _tree.use(os.environ["KUBE32_TREE"])
+_tree.from_environment()                     # --baseline: import the old code
 
 import _servers  # noqa: E402
 

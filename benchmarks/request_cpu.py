@@ -17,17 +17,15 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
-    import _tree
+import _tree  # noqa: E402
 
-    _tree.use(os.environ["KUBE32_TREE"])
+_tree.from_environment()                     # --baseline: import the old code
 
 import _servers  # noqa: E402
 

@@ -20,10 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
-    import _tree
+import _tree  # noqa: E402
 
-    _tree.use(os.environ["KUBE32_TREE"])
+_tree.from_environment()                     # --baseline: import the old code
 
 from kube32.reference.app import create_app  # noqa: E402
 from kube32.reference.config import Config  # noqa: E402

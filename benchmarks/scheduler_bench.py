@@ -25,15 +25,18 @@ import sys
 import timeit
 from pathlib import Path
 
-if os.environ.get("KUBE32_TREE"):            # --baseline: import the old code
-    sys.path.insert(0, os.environ["KUBE32_TREE"])
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kube32.reference.clock import ManualClock
-from kube32.reference.events import EventRecorder
-from kube32.reference.scheduler import framework
-from kube32.reference.scheduler.scheduler import Scheduler
-from kube32.reference.store import MemoryBackend, Store
-from kube32.spec import quantities
+import _tree  # noqa: E402
+
+_tree.from_environment()                     # --baseline: import the old code
+
+from kube32.reference.clock import ManualClock  # noqa: E402
+from kube32.reference.events import EventRecorder  # noqa: E402
+from kube32.reference.scheduler import framework  # noqa: E402
+from kube32.reference.scheduler.scheduler import Scheduler  # noqa: E402
+from kube32.reference.store import MemoryBackend, Store  # noqa: E402
+from kube32.spec import quantities  # noqa: E402
 
 SIZES = (10, 100, 1000)
 
@@ -115,7 +118,6 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['explained'] * 1e6:>10.1f}us {r['explained'] / r['plain']:>5.1f}x "
                   f"{r['full'] * 1e6:>10.1f}us {r['full'] / r['plain']:>5.1f}x {r['parsing'] * 1e6:>10.1f}us")
     if args.baseline:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         import _servers
 
         with _servers.tree(args.baseline) as source:
