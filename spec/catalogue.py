@@ -107,9 +107,8 @@ def _clause_names(data: dict) -> Any:
 
 def parse(text: str, source: str = "<string>", *, expected_area: str | None = None) -> list[Clause]:
     """Clauses of one area file. ``expected_area`` (the file stem) must equal its ``area`` key."""
-    parsed = read_model(AreaFile, text, source, CatalogueError, "area, section, clauses", _clause_names)
-    if expected_area is not None and parsed.area != expected_area:
-        raise CatalogueError(f"{source}: area {parsed.area!r} does not match the file name {expected_area!r}")
+    parsed = read_model(AreaFile, text, source, CatalogueError, "area, section, clauses", _clause_names,
+                        expected_area)
     return [Clause(area=parsed.area, section=parsed.section, **dict(entry)) for entry in parsed.clauses]
 
 

@@ -79,9 +79,11 @@ def read_yaml(text: str):
 
 
 def read_model(model: type[BaseModel], text: str, source: str, error: type[ValueError], what: str,
-               name: Callable[[dict], Callable[[tuple], str | None]] = lambda data: lambda loc: None):
+               name: Callable[[dict], Callable[[tuple], str | None]] = lambda data: lambda loc: None,
+               expected_area: str | None = None):
     """``text`` read strictly as ``model``: not YAML, a repeated key, not a mapping or a bad field is
-    ``error`` with one ``source: path: message`` per problem; ``name(data)`` may name list items."""
+    ``error`` with one ``source: path: message`` per problem; ``name(data)`` may name list items.
+    ``expected_area`` (an area file's stem) must equal the model's ``area``."""
     try:
         data = read_yaml(text)
     except yaml.YAMLError as exc:
@@ -91,9 +93,12 @@ def read_model(model: type[BaseModel], text: str, source: str, error: type[Value
     if not isinstance(data, dict):
         raise error(f"{source}: expected a mapping of {what}; got {type(data).__name__}")
     try:
-        return model.model_validate(data)
+        parsed = model.model_validate(data)
     except ValidationError as exc:
         raise error("; ".join(f"{source}: {p}" for p in problems(exc, name(data)))) from None
+    if expected_area is not None and parsed.area != expected_area:
+        raise error(f"{source}: area {parsed.area!r} does not match the file name {expected_area!r}")
+    return parsed
 
 
 def area_files(package: str, folder: str, areas: tuple[str, ...], error: type[ValueError]) -> list[tuple[str, str, str]]:

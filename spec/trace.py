@@ -213,9 +213,7 @@ def _unit_names(data: dict):
 
 
 def parse(text: str, source: str = "<string>", *, expected_area: str | None = None) -> list[Unit]:
-    parsed = read_model(TraceFile, text, source, TraceError, "area, units", _unit_names)
-    if expected_area is not None and parsed.area != expected_area:
-        raise TraceError(f"{source}: area {parsed.area!r} does not match the file name {expected_area!r}")
+    parsed = read_model(TraceFile, text, source, TraceError, "area, units", _unit_names, expected_area)
     return [Unit(u.at, parsed.area, u.digest,
                  tuple(Statement(u.at, i, s.says, s.kind, tuple(s.clauses),
                                  tuple(_side(n, v) for n, v in s.sides.items()))

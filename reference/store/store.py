@@ -351,13 +351,17 @@ class Store(Reads):
             meta["uid"] = str(uuid.uuid4())
             meta["creationTimestamp"] = timefmt.rfc3339(self._clock.now())
             meta["generation"] = 1
-            meta["resourceVersion"] = str(self._rv + 1)
-            if self._frozen:
-                obj = frozen_mode.freeze(obj)
-            seq, size = self._put_backend(res, ns, name, obj, made) if self._backend.keeps_bodies else (0, made)
-            self._rv += 1
-            self._apply(seq, "ADDED", (res, ns, name), obj, obj, size)
-            return clone(obj) if copy else obj
+            return self._commit("ADDED", res, ns, name, obj, made, copy)
+
+    def _commit(self, kind: str, res: str, ns: str, name: str, obj: dict, made: int, copy: bool) -> dict:
+        """Give ``obj`` the next resourceVersion, store it and tell the history (under the lock);
+        ``made``: the bytes compaction added."""
+        obj["metadata"]["resourceVersion"] = str(self._rv + 1)
+        obj = self._seal(obj)
+        seq, size = self._put_backend(res, ns, name, obj, made)
+        self._rv += 1
+        self._apply(seq, kind, (res, ns, name), obj, obj, size)
+        return clone(obj) if copy else obj
 
     def _generate_name(self, res: str, ns: str, prefix: str) -> str:
         """A free name of ``prefix`` and five random characters, as upstream: a few tries
@@ -412,13 +416,7 @@ class Store(Reads):
             meta["resourceVersion"] = old_meta["resourceVersion"]
             if obj == old:
                 return clone(old) if copy else old
-            meta["resourceVersion"] = str(self._rv + 1)
-            if self._frozen:
-                obj = frozen_mode.freeze(obj)
-            seq, size = self._put_backend(res, ns, name, obj, made) if self._backend.keeps_bodies else (0, made)
-            self._rv += 1
-            self._apply(seq, "MODIFIED", (res, ns, name), obj, obj, size)
-            return clone(obj) if copy else obj
+            return self._commit("MODIFIED", res, ns, name, obj, made, copy)
 
     def delete(self, res: str, namespace: str, name: str) -> dict:
         ns = namespace or ""
