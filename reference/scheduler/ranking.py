@@ -44,21 +44,28 @@ class Ranking:
 
     @classmethod
     def of(cls, nodes: Iterable[framework.NodeInfo], scores: Iterable[float], tie_key) -> Ranking:
+        """Every node placed at once: the groups filled in one loop and their keys sorted once (what
+        ``add`` node by node would give; test_sched_memo checks both against a scan)."""
         ranking = cls()
+        groups, where, counts = ranking.groups, ranking._where, ranking._counts
         for node, score in zip(nodes, scores, strict=True):
-            ranking._place(node, score, tie_key(node), list.append)
-        ranking._keys.sort(key=_score)              # sorted once, not kept sorted node by node
+            group_key = (score, tie_key(node))
+            group = groups.get(group_key)
+            if group is None:
+                group = groups[group_key] = {}
+            name = node.name
+            group[name] = node
+            where[name] = group_key
+            counts[score] = counts.get(score, 0) + 1
+        ranking._keys = sorted(groups, key=_score)
         return ranking
 
     def add(self, node: framework.NodeInfo, score: float, key: Hashable) -> None:
-        self._place(node, score, key, _insort)
-
-    def _place(self, node: framework.NodeInfo, score: float, key: Hashable, put) -> None:
         group_key = (score, key)
         group = self.groups.get(group_key)
         if group is None:
             group = self.groups[group_key] = {}
-            put(self._keys, group_key)
+            bisect.insort(self._keys, group_key, key=_score)
         name = node.name
         group[name] = node
         names = self._names.get(group_key)
@@ -128,6 +135,3 @@ class Ranking:
 
 _score = operator.itemgetter(0)
 
-
-def _insort(keys: list[Key], key: Key) -> None:
-    bisect.insort(keys, key, key=_score)
