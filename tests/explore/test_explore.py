@@ -26,8 +26,9 @@ def cli(*args: str, cwd) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-def test_a_second_reference_gives_no_disagreement(tmp_path):
-    done = cli("explore", "--budget", "4s", "--seed", "3", "--report", "rep", cwd=tmp_path)
+@pytest.mark.parametrize("area", areas.NAMES)
+def test_a_second_reference_gives_no_disagreement(tmp_path, area):
+    done = cli("explore", "--area", area, "--budget", "4s", "--seed", "3", "--report", "rep", cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     summary = json.loads((tmp_path / "rep" / "summary.json").read_text())
     assert summary["verdict"] == "passed" and summary["operations"] > 20 and summary["compared"] > 0
@@ -44,14 +45,17 @@ def test_bad_input_is_one_line_and_the_usage_status(tmp_path, args, says):
     assert not (tmp_path / "explore-report").exists()
 
 
-def test_a_planted_bug_is_found_shrunk_and_replays_as_a_feature(tmp_path, monkeypatch):
+FOUND_BY_AREA = {"scheduler": "planted-k-and-G-unrecognized", "endpoints": "selector-ignores-label-values"}
+
+
+@pytest.mark.parametrize(("area", "fault"), FOUND_BY_AREA.items())
+def test_a_planted_bug_is_found_shrunk_and_replays_as_a_feature(tmp_path, monkeypatch, area, fault):
     monkeypatch.setattr(session, "HYPOTHESIS_SHRINK", 5.0)     # a test's share of shrinking
     monkeypatch.setattr(session, "SHRINK_MIN", 10.0)
     profile = profiles.load("simulator")
-    fault = "planted-k-and-G-unrecognized"
     oracle, side = session.open_sides(ReferenceTarget(profile), FaultyProcessTarget(fault, profile))
     try:
-        result = session.Session(oracle, side, [areas.load("scheduler")], seed=0, budget=60.0,
+        result = session.Session(oracle, side, [areas.load(area)], seed=0, budget=60.0,
                                  report_dir=str(tmp_path / "rep")).run()
     finally:
         oracle.target.stop()
@@ -71,3 +75,7 @@ def test_a_planted_bug_is_found_shrunk_and_replays_as_a_feature(tmp_path, monkey
                              str(tmp_path / "broken")], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert broken.returncode == 1, broken.stdout[-3000:] + broken.stderr[-3000:]
     assert "1 failed" in broken.stdout.splitlines()[-1]
+
+
+def test_every_area_has_a_planted_bug_it_must_find():
+    assert set(FOUND_BY_AREA) == set(areas.NAMES)

@@ -151,11 +151,14 @@ class Session:
                 raise
 
     def replay(self, trace: list[Recorded]) -> Disagreement | None:
-        """Run a trace on a fresh example; the disagreement it shows, if any."""
+        """Run a trace on a fresh example; the disagreement it shows, if any. A trace with a step the
+        oracle refuses is no scenario the reference passes (and the refused step may have changed the
+        oracle halfway), so it shows nothing."""
         case = self.begin_example()
         try:
             for rec in trace:
-                self.apply(case, rec.step, rec.clause, rec.intent)
+                if not self.apply(case, rec.step, rec.clause, rec.intent):
+                    return None
         except Disagreement as exc:
             return exc
         finally:

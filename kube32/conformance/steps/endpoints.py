@@ -532,8 +532,10 @@ def _attempt(k32, key: str, fn) -> None:
 def endpoints_write(k32, svc, verb):
     ns = _service_ns(k32, svc)
     name = k32.name(svc)
-    current = _endpoints(k32, svc)
-    assert current is not None, f"endpoints/{svc} must exist before a {verb} can be tried on it"
+    # whether the object exists is the implementation's choice for a Service listing no pod: a write
+    # must be refused either way (an update of one that does not exist is a PUT that would create it)
+    current = _endpoints(k32, svc) or {"apiVersion": "v1", "kind": "Endpoints",
+                                       "metadata": {"name": name, "namespace": ns}}
     k32.notes["ep_write"] = ("Endpoints", svc, verb, _snapshot_endpoints(k32, svc), f"{name}-extra")
     if verb == "create":
         body = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": f"{name}-extra", "namespace": ns},
@@ -554,8 +556,10 @@ def endpoints_write(k32, svc, verb):
 def slices_write(k32, svc, verb):
     ns = _service_ns(k32, svc)
     slices = _slices(k32, svc)
-    assert slices, f"Service {svc} must have an EndpointSlice before a {verb} can be tried on it"
-    current = slices[0]
+    current = slices[0] if slices else {     # none for a Service listing no pod: the write is refused either way
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4", "endpoints": [],
+        "metadata": {"name": f"{k32.name(svc)}-slice", "namespace": ns,
+                     "labels": {constants.LABEL_SERVICE_NAME: k32.name(svc)}}}
     name = current["metadata"]["name"]
     extra = f"{k32.name(svc)}-extra"
     k32.notes["ep_write"] = ("EndpointSlices", svc, verb, _snapshot_slices(k32, svc), extra)

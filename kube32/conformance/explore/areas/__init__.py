@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-NAMES = ("scheduler",)     # (node_lifecycle, deployment, workloads and endpoints are not written yet)
+NAMES = ("scheduler", "endpoints")     # (node_lifecycle, deployment and workloads are not written yet)
 ALIASES: dict[str, str] = {}    # a suite area name explored by another area's rules
 
 
