@@ -3,8 +3,8 @@ checks (Then steps carrying the oracle's value, where the document decides it).
 
 An area is a class with ``NAME``, ``TIME_FREE`` (its rules make sense on a real clock), a
 ``Rules`` mixin for the state machine, and hooks the machine calls around every step:
-``before(case, intent)`` (what must be known before the step runs) and ``after(case, intent,
-before) -> list[Check]``. ``deadlines(case)`` lists (moment, check interval) pairs the time rule
+``allows(case, intent)`` (may the step run now), ``before(case, intent)`` (what must be known
+before the step runs) and ``after(case, intent, before) -> list[Check]``. ``deadlines(case)`` lists (moment, check interval) pairs the time rule
 aims at.
 """
 
@@ -28,6 +28,11 @@ class Area:
 
     class Rules:
         pass
+
+    def allows(self, case, intent: dict) -> bool:
+        """Whether the step may run now: a step whose outcome would turn on when each side's
+        controllers acted (not on what the document decides) waits for a state both sides agree on."""
+        return True
 
     def before(self, case, intent: dict) -> object:
         return None

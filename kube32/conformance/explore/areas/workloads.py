@@ -43,6 +43,7 @@ class Notes:
     jobs: list[str] = dataclasses.field(default_factory=list)
     daemonsets: list[str] = dataclasses.field(default_factory=list)
     deleted: set = dataclasses.field(default_factory=set)
+    settled: bool = False          # nothing has happened since a settled comparison found the sides alike
 
 
 def notes(case) -> Notes:
@@ -56,6 +57,12 @@ def _interval(case) -> float:
 def _owned(snap: Snapshot, kind: str, name: str) -> list[dict]:
     return [p for p in snap.pods() if any(r.get("kind") == kind and r.get("name") == name
                                           for r in p["metadata"].get("ownerReferences") or [])]
+
+
+def _bound(snap: Snapshot, kind: str, name: str) -> list[tuple]:
+    """The owner's live pods as a kubelet step finds them: bound to a node, by node and phase."""
+    return sorted(((p.get("spec") or {}).get("nodeName"), phase(p)) for p in _owned(snap, kind, name)
+                  if not terminating(p) and (p.get("spec") or {}).get("nodeName"))
 
 
 def _active(pod: dict) -> bool:
@@ -124,7 +131,8 @@ class WorkloadsRules:
         if not any(_active(p) and (p.get("spec") or {}).get("nodeName") for p in _owned(snap, "Job", job)):
             return                  # the steps would wait for a pod; the clocks must stay together
         text = f'the Job "{job}" has {what}' if what.startswith("one") else f'the Job "{job}" {what}'
-        self.apply(Step("When", text), "JOB-BACKOFF-LIMIT" if "fail" in what else "JOB-RUN-TO-COMPLETIONS")
+        self.apply(Step("When", text), "JOB-BACKOFF-LIMIT" if "fail" in what else "JOB-RUN-TO-COMPLETIONS",
+                   {"pods of": ("Job", job)})
 
     @rule(target=daemonsets, selected=st.booleans(), policy=st.sampled_from((None, None, "Always", "OnFailure", "Never")))
     def create_daemonset(self, selected, policy):
@@ -146,7 +154,7 @@ class WorkloadsRules:
                 if _active(p)}
         if names and names[node % len(names)] in live:
             self.apply(Step("When", f'the DaemonSet "{ds}" pod on node "{names[node % len(names)]}" {what}'),
-                       "DS-ONE-POD-PER-NODE")
+                       "DS-ONE-POD-PER-NODE", {"pods of": ("DaemonSet", ds)})
 
     @rule(kind=st.sampled_from(("Job", "DaemonSet")), pick=st.integers(0, 1))
     def delete_owner(self, kind, pick):
@@ -169,11 +177,22 @@ class Workloads(Area):
     TIME_FREE = False
     Rules = WorkloadsRules
 
+    def allows(self, case, intent) -> bool:
+        """The kubelet acts on an owner's pods only once the sides were found alike and nothing has
+        happened since: which pods exist right after a change is the controllers' timing, and a
+        step acting on "its pods" would act on different ones."""
+        if "pods of" not in intent:
+            return True
+        kind, name = intent["pods of"]
+        return notes(case).settled and \
+            _bound(Snapshot(case.oracle), kind, name) == _bound(Snapshot(case.target), kind, name)
+
     def before(self, case, intent):
         return "time" in intent and case.quiet(intent["time"])
 
     def after(self, case, intent, before) -> list[Check]:
         made = notes(case)
+        made.settled = False
         if "job" in intent:
             made.jobs.append(intent["job"])
             return self._accepted(case, "Job", intent["job"])
@@ -189,7 +208,8 @@ class Workloads(Area):
         if abs(case.oracle.now() - case.target.now()) > 1e-6:
             case.diverge(FAMILY, "a Then step waited on the target alone: the clocks parted")
         settled = before is True and intent.get("time", 0) >= SETTLE * _interval(case)
-        if not settled or FAMILY in case.diverged:
+        made.settled = settled and FAMILY not in case.diverged
+        if not made.settled:
             return []
         mine, theirs = Snapshot(case.oracle), Snapshot(case.target)
         checks = [] if JOB_COUNTS in case.diverged else [c for job in made.jobs for c in self._job(case, job, mine, theirs)]
