@@ -46,7 +46,7 @@ def test_bad_input_is_one_line_and_the_usage_status(tmp_path, args, says):
 
 
 FOUND_BY_AREA = {"scheduler": "planted-k-and-G-unrecognized", "endpoints": "selector-ignores-label-values",
-                 "workloads": "job-failed-pods-stay-active"}
+                 "workloads": "job-failed-pods-stay-active", "deployment": "deployment-generation-moves-on-metadata"}
 
 
 @pytest.mark.parametrize(("area", "fault"), FOUND_BY_AREA.items())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-NAMES = ("scheduler", "endpoints", "workloads")     # (node_lifecycle and deployment are not written yet)
+NAMES = ("scheduler", "endpoints", "workloads", "deployment")     # (node_lifecycle is not written yet)
 ALIASES: dict[str, str] = {}    # a suite area name explored by another area's rules
 
 

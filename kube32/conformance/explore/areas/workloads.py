@@ -103,8 +103,8 @@ class WorkloadsRules:
         names = sorted(fleet.notes(self.case).nodes)
         if len(names) > 1:
             name = names[node % len(names)]
-            if self.apply(Step("When", f'node "{name}" is deleted'), "DS-DELETE-ON-NODE-GONE", {"node-health": "gone"}):
-                del fleet.notes(self.case).nodes[name]
+            self.apply(Step("When", f'node "{name}" is deleted'), "DS-DELETE-ON-NODE-GONE",
+                       {"node-health": "gone", "node": name})
 
     @rule(node=st.integers(0, MAX_NODES - 1), status=st.sampled_from(("False", "Unknown", "True")))
     def report_ready(self, node, status):
@@ -134,7 +134,7 @@ class WorkloadsRules:
         self.apply(Step("When", text), "JOB-BACKOFF-LIMIT" if "fail" in what else "JOB-RUN-TO-COMPLETIONS",
                    {"pods of": ("Job", job)})
 
-    @rule(target=daemonsets, selected=st.booleans(), policy=st.sampled_from((None, None, "Always", "OnFailure", "Never")))
+    @rule(target=daemonsets, selected=st.booleans(), policy=st.sampled_from((None, None, None, None, "Always", "OnFailure", "Never")))
     def create_daemonset(self, selected, policy):
         made = notes(self.case)
         if len(made.daemonsets) >= MAX_DAEMONSETS:
@@ -193,6 +193,8 @@ class Workloads(Area):
     def after(self, case, intent, before) -> list[Check]:
         made = notes(case)
         made.settled = False
+        if intent.get("node-health") == "gone":
+            fleet.notes(case).nodes.pop(intent["node"], None)
         if "job" in intent:
             made.jobs.append(intent["job"])
             return self._accepted(case, "Job", intent["job"])
