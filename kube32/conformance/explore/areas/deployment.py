@@ -3,7 +3,7 @@ the scale subresource), their template's image and labels changed, their own lab
 pods started and deleted, themselves deleted.
 
 Compared after every step: metadata.generation (it moves with spec changes only, whenever they
-happen). Compared once the world has stood still (as the workloads area does: a clock move of
+happen) and the scale subresource's desired count. Compared once the world has stood still (as the workloads area does: a clock move of
 ``SETTLE`` workload intervals over which no kubelet has a write due, both clocks together) and no
 rollout is under way on either side (every live pod of a side carries one pod-template-hash and
 the current image): the live pods' count, whether they are made from the template and carry the
@@ -17,9 +17,10 @@ import dataclasses
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, rule
 
+from kube32.conformance.errors import ApiStatusError
 from kube32.conformance.explore import fleet
 from kube32.conformance.explore.areas import Area
-from kube32.conformance.explore.areas.workloads import SETTLE, _interval
+from kube32.conformance.explore.areas.workloads import SETTLE, _interval, made_from
 from kube32.conformance.explore.case import Check
 from kube32.conformance.explore.gherkin import Step, table
 from kube32.conformance.explore.machine import seconds_text
@@ -58,11 +59,12 @@ def _image(pod_or_template: dict) -> str:
     return ((pod_or_template.get("spec") or {}).get("containers") or [{}])[0].get("image", "")
 
 
-def _rolled(snap: Snapshot, dep: dict) -> bool:
-    """No rollout under way: every live pod carries one pod-template-hash and the current image."""
+def _rolled(snap: Snapshot, dep: dict, image: bool = True) -> bool:
+    """No rollout under way: every live pod carries one pod-template-hash (and, on the oracle, the
+    current image; on the target that is what the comparison then judges)."""
     pods = _pods(snap, dep)
     hashes = {(p["metadata"].get("labels") or {}).get(constants.POD_TEMPLATE_HASH_LABEL) for p in pods}
-    return len(hashes) <= 1 and all(_image(p) == _image(dep["spec"]["template"]) for p in pods)
+    return len(hashes) <= 1 and (not image or all(_image(p) == _image(dep["spec"]["template"]) for p in pods))
 
 
 class DeploymentRules:
@@ -116,7 +118,8 @@ class DeploymentRules:
             text = f'the Deployment "{dep}" gets label "team=t{made.images}"'
         self.apply(Step("When", text), "DEPLOY-GENERATION")
 
-    @rule(dep=deployments, what=st.sampled_from(("pods are started", "loses one pod deleted with grace period 0")))
+    @rule(dep=deployments, what=st.sampled_from(("pods are started", "loses one pod deleted with grace period 0",
+                                                 "gets 1 of its pods started", "gets 1 of its pods marked not ready")))
     def pods(self, dep, what):
         self.apply(Step("When", f'the Deployment "{dep}" {what}'), "DEPLOY-CREATE-MISSING", {"pods of": dep})
 
@@ -161,7 +164,8 @@ class Deployments(Area):
         if FAMILY in case.diverged or not made.made:
             return []
         mine, theirs = Snapshot(case.oracle), Snapshot(case.target)
-        checks = [c for name in made.made if name not in made.deleted for c in self._generation(case, name, mine, theirs)]
+        checks = [c for name in made.made if name not in made.deleted
+                  for c in [*self._generation(case, name, mine, theirs), *_scale(case, name)]]
         made.settled = before is True and intent.get("time", 0) >= SETTLE * _interval(case)
         if made.settled:
             for name in made.made:
@@ -188,7 +192,7 @@ class Deployments(Area):
             if left[0] or not left[1]:
                 return []
             return [Check("DEPLOY-GC-ON-DELETE", Step("Then", f'the Deployment "{name}" has no pods left'))]
-        if ours is None or their is None or not _rolled(mine, ours) or not _rolled(theirs, their):
+        if ours is None or their is None or not _rolled(mine, ours) or not _rolled(theirs, their, image=False):
             return []
         checks = []
         pods, other = _pods(mine, ours), _pods(theirs, their)
@@ -196,8 +200,9 @@ class Deployments(Area):
         if len(pods) != len(other):
             checks.append(Check("DEPLOY-CREATE-MISSING" if len(pods) > len(other) else "DEPLOY-DELETE-SURPLUS",
                                 Step("Then", f'the Deployment "{name}" has {len(pods)} pod{"" if len(pods) == 1 else "s"}')))
-        elif pods and any(_image(p) != _image(their["spec"]["template"]) for p in other):
+        elif pods and not all(map(made_from(their["spec"]["template"]), other)):
             checks.append(Check("DEPLOY-CREATE-MISSING", Step("Then", f'the Deployment "{name}" pods are made from its template')))
+
         want = condition(ours, "Available") or {}
         if want and (condition(their, "Available") or {}).get("status") != want.get("status"):
             checks.append(Check("DEPLOY-AVAILABLE-CONDITION", Step(
@@ -213,6 +218,25 @@ class Deployments(Area):
                     "Then", f'the Deployment "{name}" pods have these tolerations:',
                     table(["key", "operator", "effect", "tolerationSeconds"], [list(r) for r in rows]))))
         return checks
+
+
+def _scale(case, name: str) -> list[Check]:
+    """The scale subresource's desired count (what kubectl scale reads): the spec's, at any moment."""
+    answers = []
+    for side in (case.oracle, case.target):
+        ctx = side.ctx
+        try:
+            answers.append(ctx.api.get("Deployment", ctx.name(name), ctx.ns, sub="scale"))
+        except ApiStatusError:
+            answers.append(None)
+    mine, theirs = answers
+    if mine is None or ((theirs or {}).get("spec") or {}).get("replicas") == (mine.get("spec") or {}).get("replicas"):
+        return []
+    status = mine.get("status") or {}
+    return [Check("DEPLOY-SCALE-SUBRESOURCE", Step(
+        "Then", f'the Deployment "{name}" scale shows {(mine.get("spec") or {}).get("replicas", 0)} desired and '
+                f'{status.get("replicas", 0)} current replica{"" if status.get("replicas", 0) == 1 else "s"} with '
+                f'selector "{status.get("selector", "")}"'))]
 
 
 AREA = Deployments()

@@ -43,6 +43,7 @@ class Notes:
     jobs: list[str] = dataclasses.field(default_factory=list)
     daemonsets: list[str] = dataclasses.field(default_factory=list)
     deleted: set = dataclasses.field(default_factory=set)
+    keep: list = dataclasses.field(default_factory=list)     # (kind, owner): pods must outlive another's deletion
     settled: bool = False          # nothing has happened since a settled comparison found the sides alike
 
 
@@ -63,6 +64,23 @@ def _bound(snap: Snapshot, kind: str, name: str) -> list[tuple]:
     """The owner's live pods as a kubelet step finds them: bound to a node, by node and phase."""
     return sorted(((p.get("spec") or {}).get("nodeName"), phase(p)) for p in _owned(snap, kind, name)
                   if not terminating(p) and (p.get("spec") or {}).get("nodeName"))
+
+
+def _kind(owner: str) -> str:
+    return "Job" if owner.startswith("j") else "DaemonSet"
+
+
+def _job_template(snap: Snapshot, job: str) -> dict:
+    return next((j["spec"]["template"] for j in snap.list("Job") if j["metadata"]["name"] == job), {})
+
+
+def made_from(template: dict):
+    """Whether a pod carries the template's labels and runs its containers (a cheap look before the
+    step that judges it)."""
+    want_labels = ((template.get("metadata") or {}).get("labels") or {}).items()
+    want = [(c.get("name"), c.get("image")) for c in (template.get("spec") or {}).get("containers") or []]
+    return lambda pod: want_labels <= (pod["metadata"].get("labels") or {}).items() and \
+        [(c.get("name"), c.get("image")) for c in (pod.get("spec") or {}).get("containers") or []] == want
 
 
 def _active(pod: dict) -> bool:
@@ -125,12 +143,13 @@ class WorkloadsRules:
         return name
 
     @rule(job=jobs, what=st.sampled_from(("one pod succeed", "one pod succeed", "one pod fail", "pods start",
-                                          "pods succeed", "pods fail", "pod containers restart 2 times")))
+                                          "pods succeed", "pods fail", "pod containers restart 2 times",
+                                          "6 pods fail one after another")))
     def job_pods(self, job, what):
         snap = Snapshot(self.case.oracle)
         if not any(_active(p) and (p.get("spec") or {}).get("nodeName") for p in _owned(snap, "Job", job)):
             return                  # the steps would wait for a pod; the clocks must stay together
-        text = f'the Job "{job}" has {what}' if what.startswith("one") else f'the Job "{job}" {what}'
+        text = f'the Job "{job}" has {what}' if what[0] in "o6" else f'the Job "{job}" {what}'
         self.apply(Step("When", text), "JOB-BACKOFF-LIMIT" if "fail" in what else "JOB-RUN-TO-COMPLETIONS",
                    {"pods of": ("Job", job)})
 
@@ -203,6 +222,10 @@ class Workloads(Area):
             return self._accepted(case, "DaemonSet", intent["daemonset"])
         if "deleted" in intent:
             made.deleted.add(intent["deleted"])
+            kind = _kind(intent["deleted"])
+            snap = Snapshot(case.oracle)
+            made.keep += [(kind, other) for other in (made.jobs if kind == "Job" else made.daemonsets)
+                          if other not in made.deleted and any(not terminating(p) for p in _owned(snap, kind, other))]
         if intent.get("node-health", "True") != "True":
             # the node lifecycle now taints, evicts or collects pods within its own windows: a Job's
             # counts depend on when, the DaemonSet's (its pods tolerate it all) do not
@@ -216,6 +239,9 @@ class Workloads(Area):
         mine, theirs = Snapshot(case.oracle), Snapshot(case.target)
         checks = [] if JOB_COUNTS in case.diverged else [c for job in made.jobs for c in self._job(case, job, mine, theirs)]
         checks += [c for name in sorted(made.deleted) for c in self._gone(case, name, mine, theirs)]
+        checks += [Check(f"{'JOB' if kind == 'Job' else 'DS'}-GC-ON-DELETE",
+                         Step("Then", f'the {kind} "{name}" still has every pod it had')) for kind, name in made.keep]
+        made.keep = []
         return checks + [c for ds in made.daemonsets for c in self._daemonset(case, ds, mine, theirs)]
 
     @staticmethod
@@ -247,6 +273,8 @@ class Workloads(Area):
         if len(ours) != len(their) and not any(map(terminating, ours + their)):
             checks.append(Check("JOB-FAILED-POD-REPLACED", Step("Then", f'the Job "{job}" has {len(ours)} pod'
                                                                         f'{"" if len(ours) == 1 else "s"} in total')))
+        if ours and not all(map(made_from(_job_template(theirs, job)), their)):
+            checks.append(Check("JOB-RUN-TO-COMPLETIONS", Step("Then", f'the Job "{job}" pods are made from its template')))
         job_mine = next((j for j in mine.list("Job") if j["metadata"]["name"] == job), None)
         job_theirs = next((j for j in theirs.list("Job") if j["metadata"]["name"] == job), None)
         for ctype, clause in (("Complete", "JOB-COMPLETE-CONDITION"), ("Failed", "JOB-BACKOFF-LIMIT")):
@@ -268,7 +296,7 @@ class Workloads(Area):
     @staticmethod
     def _gone(case, name: str, mine: Snapshot, theirs: Snapshot) -> list[Check]:
         """A deleted owner's pods are gone or terminating."""
-        kind = "Job" if name.startswith("j") else "DaemonSet"
+        kind = _kind(name)
         if any(not terminating(p) for p in _owned(mine, kind, name)) or \
                 not any(not terminating(p) for p in _owned(theirs, kind, name)):
             return []
