@@ -37,6 +37,7 @@ class Notes:
     made: list[str] = dataclasses.field(default_factory=list)
     deleted: set = dataclasses.field(default_factory=set)
     images: int = 1
+    changed: dict = dataclasses.field(default_factory=dict)   # Deployment -> when its template last changed
     settled: bool = False
 
 
@@ -116,7 +117,7 @@ class DeploymentRules:
             text = f'the Deployment "{dep}" pod template gets label "tier=t{made.images}"'
         else:
             text = f'the Deployment "{dep}" gets label "team=t{made.images}"'
-        self.apply(Step("When", text), "DEPLOY-GENERATION")
+        self.apply(Step("When", text), "DEPLOY-GENERATION", {"template": dep} if what != "label" else {})
 
     @rule(dep=deployments, what=st.sampled_from(("pods are started", "loses one pod deleted with grace period 0",
                                                  "gets 1 of its pods started", "gets 1 of its pods marked not ready")))
@@ -159,6 +160,8 @@ class Deployments(Area):
             made.made.append(intent["deployment"])
         if "deleted" in intent:
             made.deleted.add(intent["deleted"])
+        if "template" in intent:
+            made.changed[intent["template"]] = case.now()
         if abs(case.oracle.now() - case.target.now()) > 1e-6:
             case.diverge(FAMILY, "a Then step waited on the target alone: the clocks parted")
         if FAMILY in case.diverged or not made.made:
@@ -193,6 +196,11 @@ class Deployments(Area):
                 return []
             return [Check("DEPLOY-GC-ON-DELETE", Step("Then", f'the Deployment "{name}" has no pods left'))]
         if ours is None or their is None or not _rolled(mine, ours) or not _rolled(theirs, their, image=False):
+            return []
+        # one stale pod a pass, or (another reading) every other pass, and a replacement may come a
+        # pass after its stale pod went: a rollout of n pods may take 2n passes
+        rollout = (2 * (ours["spec"].get("replicas") or 0) + SETTLE) * _interval(case)
+        if name in notes(case).changed and case.now() - notes(case).changed[name] < rollout:
             return []
         checks = []
         pods, other = _pods(mine, ours), _pods(theirs, their)
