@@ -133,6 +133,7 @@ Feature: A node whose Lease lapses becomes Ready Unknown, then unreachable for N
       When the lifecycle check interval passes
       Then node "node-a" has taint "node.kubernetes.io/unreachable:NoExecute"
       And the NoExecute taint on node "node-a" was added within the last check interval
+      And the NoExecute taint on node "node-a" was added 30 seconds after its last renewal
 
     Scenario: the NoExecute delay counts from the Lease's own timeout (4 s + 15 s)
       # a controller that adds NoExecute at a fixed 30 s would still have none at 19 s

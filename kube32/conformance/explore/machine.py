@@ -26,7 +26,7 @@ class ExploreBase(RuleBasedStateMachine):
     def apply(self, step: Step, clause: str, intent: dict | None = None) -> bool:
         return self.session.apply(self.case, step, clause, intent or {})
 
-    @precondition(lambda self: self.case.manual)
+    @precondition(lambda self: self.case.manual and self.case.trace)      # (time alone shows nothing)
     @rule(pick=st.integers(0, 10_000))
     def time_passes(self, pick):
         """Small moves, and moves landing just before, on, and one check interval after every

@@ -52,7 +52,8 @@ def node_without_lease_duration(k32, name):
         spec["renewTime"] = timefmt.rfc3339_micro(kubelet.clock.now())
         lease["spec"] = spec
         result = kubelet.api.update(lease)
-        kubelet.next_renew = kubelet.clock.now() + kubelet.profile.lease_renew_interval
+        kubelet.renewed_at = kubelet.clock.now()
+        kubelet.next_renew = kubelet.renewed_at + kubelet.profile.lease_renew_interval
         return result
 
     kubelet.renew = renew_without_duration
@@ -287,6 +288,25 @@ def taint_added_recently(k32, node):
         assert earliest <= added <= now, (
             f"timeAdded {timefmt.rfc3339(added)} is not within [{timefmt.rfc3339_micro(earliest)}, "
             f"{timefmt.rfc3339_micro(now)}]")
+    k32.eventually(check, f'timeAdded of the NoExecute taint on node "{node}"')
+
+
+@then(step('the NoExecute taint on node "{node}" was added {seconds:g} seconds after its last renewal'))
+def taint_added_after_renewal(k32, node, seconds):
+    """timeAdded lies within one check interval after the kubelet's last renewTime + ``seconds``
+    (whole seconds: up to 1 s earlier; on a real clock the controller may count from the check that
+    saw the renewal, one interval more, and the measured latency)."""
+    renewed = k32.kubelet(node).renewed_at
+    slack = 0.0 if k32.manual else _interval(k32) + k32.timeline.latency.allowance()
+
+    def check():
+        text = _noexecute_taint(k32, node).get("timeAdded")
+        assert text, f"the NoExecute taint on node {node} has no timeAdded"
+        added = timefmt.parse(text)
+        earliest, latest = renewed + seconds - 1.0, renewed + seconds + _interval(k32) + slack
+        assert earliest <= added <= latest, (
+            f"timeAdded {timefmt.rfc3339(added)} is not within [{timefmt.rfc3339_micro(earliest)}, "
+            f"{timefmt.rfc3339_micro(latest)}]")
     k32.eventually(check, f'timeAdded of the NoExecute taint on node "{node}"')
 
 

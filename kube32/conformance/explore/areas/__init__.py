@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-NAMES = ("scheduler", "endpoints", "workloads", "deployment")     # (node_lifecycle is not written yet)
+NAMES = ("scheduler", "node_lifecycle", "endpoints", "workloads", "deployment")
 ALIASES: dict[str, str] = {}    # a suite area name explored by another area's rules
 
 

@@ -1,0 +1,664 @@
+"""Node lifecycle on the manual clock: nodes whose Leases declare their own duration or none, last
+renewals, silences and returns (with the kubelet's status report), pods on them with every kind of
+unreachable toleration (none, zero, negative, short, long, without a limit, the defaults), pods that
+finished or are being deleted, control-plane restarts; the time rule aims at every deadline.
+
+Compared where the document decides, on both sides at once: a node's Ready condition and its
+unreachable taints outside the check interval that follows each deadline (the lapse at the Lease's
+duration, NoExecute 15 s later, the return at a renewal); the NoExecute taint's timeAdded; where a
+pod is (on its node, evicted, removed) outside its eviction window, counted from the timeAdded
+each side wrote; an evicted pod's status a pass later; a pod's tolerations after its create; and
+the NodeNotReady, NodeReady and Evicted events -- none before their change could have come, one
+once it surely came and a while has passed (the document gives events no deadline; the features
+look again after the NoExecute delay, and so does this area).
+
+What the document leaves open is never compared: a restart while a node is in a window or already
+timed out (whether the new controller counts it as timed out is a reading), several matching
+tolerations with different limits, a node renewed inside a pod's eviction window."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import yaml
+from hypothesis import strategies as st
+from hypothesis.stateful import precondition, rule
+
+from kube32.conformance.explore.areas import Area
+from kube32.conformance.explore.case import Check
+from kube32.conformance.explore.gherkin import Step, table
+from kube32.conformance.explore.machine import seconds_text
+from kube32.conformance.explore.snapshot import Snapshot, condition, phase
+from kube32.conformance.steps.events import events_about
+from kube32.conformance.steps.node_lifecycle import matches
+from kube32.spec import constants, timefmt
+
+MAX_NODES = 3
+MAX_PODS = 6
+LEASES = (8, 25)                 # durations a Lease may declare besides the kubelet's own (renewals every 5 s)
+EPS = 1e-6
+UNREACHABLE = constants.TAINT_UNREACHABLE
+NOT_READY = constants.TAINT_NOT_READY
+NOSCHEDULE, NOEXECUTE = f"{UNREACHABLE}:NoSchedule", f"{UNREACHABLE}:NoExecute"
+FOREVER = None
+
+# the pod's own tolerations: the unreachable NoExecute taint tolerated for these seconds, or
+# without a limit, or not at all (another key, another effect)
+TOLERATIONS = {
+    "none": [],
+    "zero": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}],
+    "negative": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": -5}],
+    "one": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 1}],
+    "short": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 4}],
+    "medium": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 20}],
+    "forever": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoExecute"}],
+    "any-noexecute": [{"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10}],
+    "not-ready": [{"key": NOT_READY, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10}],
+    "noschedule": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoSchedule"}],
+    "other-key": [{"key": "dedicated", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 3}],
+}
+
+
+@dataclasses.dataclass
+class Episode:
+    """A node's silence: from its last renewal to its return (if any)."""
+    renewed: float                      # the last renewal, seconds since the example began
+    grace: float | None = None          # a restart while it was surely Ready: counts from there
+    returned: float | None = None       # renewed again (and reported its status)
+    node_open: bool = False             # a restart left the node's own state to a reading
+    open: bool = False                  # ... and the pods' too (no timeAdded known yet)
+    added: dict = dataclasses.field(default_factory=dict)    # side name -> timeAdded first seen (relative)
+    judged_added: bool = False
+    unreported: bool = False            # it began with a return the kubelet did not report
+
+
+@dataclasses.dataclass
+class NodeLife:
+    name: str
+    declares: float | None              # seconds the Lease declares; None: none (the not-ready timeout)
+    episodes: list[Episode] = dataclasses.field(default_factory=list)
+
+    @property
+    def silent(self) -> bool:
+        return bool(self.episodes) and self.episodes[-1].returned is None
+
+
+@dataclasses.dataclass
+class PodLife:
+    name: str
+    node: str
+    arrived: float
+    kind: str                           # a key of TOLERATIONS
+    started: bool = False
+    finished: bool = False
+    deleted: bool = False
+    away: bool = False                  # evicted on both sides, compared once
+    open: bool = False                  # its fate turned on a moment the document leaves open
+    compared_tolerations: bool = False
+
+
+@dataclasses.dataclass
+class Notes:
+    nodes: dict[str, NodeLife] = dataclasses.field(default_factory=dict)
+    pods: dict[str, PodLife] = dataclasses.field(default_factory=dict)
+    restarts: list[float] = dataclasses.field(default_factory=list)
+
+    def next_node(self) -> str:
+        return f"node-{'abcdefgh'[len(self.nodes)]}"
+
+
+def notes(case) -> Notes:
+    return case.notes.setdefault("node_lifecycle", Notes())
+
+
+class Timing:
+    """The document's numbers for one example (the oracle's profile: the same on both sides)."""
+
+    def __init__(self, case) -> None:
+        p = case.oracle.ctx.profile
+        self.interval = float(p.lifecycle_check_interval)
+        self.delay = float(p.noexecute_delay)
+        self.not_ready = float(p.not_ready_timeout)
+        self.default = float(p.lease_duration)
+
+    def threshold(self, node: NodeLife, ep: Episode) -> float:
+        """When the Lease lapses: its renewal (or the restart that graced it) plus its duration."""
+        duration = self.not_ready if node.declares is None else node.declares
+        return max(ep.renewed, ep.grace or ep.renewed) + duration
+
+    def lapsed(self, node: NodeLife, ep: Episode) -> bool:
+        """Whether the episode surely lapsed (its return came after the lapse's check)."""
+        t = self.threshold(node, ep)
+        return ep.returned is None or ep.returned >= t + self.interval - EPS
+
+
+# -- what the document says a node shows at a moment ---------------------------------------------
+def node_state(timing: Timing, node: NodeLife, now: float) -> dict | None:
+    """{"ready": bool, "noschedule": bool, "noexecute": bool}, each None where undecided; None: all."""
+    if not node.episodes:
+        return {"ready": True, "noschedule": False, "noexecute": False}
+    ep = node.episodes[-1]
+    t = timing.threshold(node, ep)
+    t2, i = t + timing.delay, timing.interval
+    if len(node.episodes) > 1 and now < node.episodes[-2].returned + i - EPS:
+        return None                   # the check after the last return has not come yet
+    if ep.returned is not None and now >= ep.returned + i - EPS:
+        return {"ready": True, "noschedule": False, "noexecute": False}
+    if ep.node_open:
+        return None
+    end = ep.returned if ep.returned is not None else float("inf")
+    if now >= end - EPS:          # between the return and its check
+        return None
+
+    def at(moment: float) -> bool | None:
+        if now < moment - EPS:
+            return False
+        return True if now >= moment + i - EPS else None
+    lapsed = at(t)
+    ready = None if lapsed is None or (ep.unreported and not lapsed) else not lapsed
+    return {"ready": ready, "noschedule": lapsed, "noexecute": at(t2)}
+
+
+def effective_seconds(tolerations: list[dict]) -> float | None | str:
+    """How long a pod stays on the unreachable node, by the document: no matching toleration or one
+    of 0 or less: 0; one without a limit: FOREVER; "open" when matching ones disagree."""
+    taint = {"key": UNREACHABLE, "effect": "NoExecute", "value": ""}
+    found = {t.get("tolerationSeconds") for t in tolerations if matches(t, taint)}
+    if not found:
+        return 0.0
+    found = {None if s is None else max(float(s), 0.0) for s in found}
+    if len(found) > 1:
+        return "open"
+    (seconds,) = found
+    return seconds
+
+
+def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, tolerations: list[dict], side: str,
+             now: float) -> str | None:
+    """"home", "away" (evicted), "gone" (removed while being deleted) or None (undecided) on one side,
+    counted from the timeAdded that side wrote."""
+    if pod.finished:
+        return "home"
+    seconds = effective_seconds(tolerations)
+    if seconds == "open":
+        return None
+    i = timing.interval
+    for ep in node.episodes:
+        if ep.returned is not None and ep.returned + i < pod.arrived:
+            continue
+        if ep.open:
+            return None
+        t2 = timing.threshold(node, ep) + timing.delay
+        if seconds is FOREVER:
+            continue
+        added = ep.added.get(side)
+        if added is None:
+            if ep.returned is None and now < t2 - EPS:
+                return "home"
+            if ep.returned is not None and ep.returned < t2 - EPS:
+                continue                     # it returned before the taint could come
+            return None
+        start = max(added + seconds, pod.arrived)
+        end = max(start, t2 + i) + i
+        if ep.returned is not None:
+            if ep.returned + i < start - EPS:
+                continue                     # the taint went before the pod's time ran out
+            if ep.returned < end - EPS:
+                return None
+        if now < start - EPS:
+            return "home"
+        if now >= end - EPS:
+            return "gone" if pod.deleted else "away"
+        return None
+    return "home"
+
+
+def _manifest(pod: str, node: str, kind: str) -> dict:
+    spec: dict = {"nodeName": node, "containers": [{"name": "main", "image": "kube32/app:1"}]}
+    if TOLERATIONS[kind]:
+        spec["tolerations"] = TOLERATIONS[kind]
+    return {"spec": spec}
+
+
+def _renewing(self) -> bool:
+    return any(not n.silent for n in notes(self.case).nodes.values())
+
+
+def _silent(self) -> bool:
+    return any(n.silent for n in notes(self.case).nodes.values())
+
+
+def _has_pods(self) -> bool:
+    return bool(notes(self.case).pods)
+
+
+def _ahead(self) -> bool:
+    return self.case.manual and bool(AREA.upcoming(self.case))
+
+
+class LifecycleRules:
+    """Each rule picks among the nodes and pods it can act on (so few steps are wasted)."""
+
+    @precondition(lambda self: len(notes(self.case).nodes) < MAX_NODES)
+    @rule(lease=st.sampled_from(("kubelet", "kubelet", *LEASES, "none")))
+    def register_node(self, lease):
+        life = notes(self.case)
+        if len(life.nodes) >= MAX_NODES:
+            return
+        name = life.next_node()
+        if lease == "kubelet":
+            step = Step("Given", "these Ready nodes:", table(["name", "memory"], [[name, "200Ki"]]))
+        elif lease == "none":
+            step = Step("Given", f'a Ready node "{name}" whose lease declares no duration')
+        else:
+            step = Step("Given", f'a Ready node "{name}" whose lease declares {lease} seconds')
+        self.apply(step, "NODE-NOTREADY-AT-LEASE-DURATION", {"lifecycle_node": (name, lease)})
+
+    @precondition(_renewing)
+    @rule(how=st.sampled_from(("last", "last", "stop")), data=st.data())
+    def go_silent(self, how, data):
+        node = data.draw(st.sampled_from(sorted(n for n, v in notes(self.case).nodes.items() if not v.silent)))
+        text = (f'node "{node}" renews its lease for the last time' if how == "last"
+                else f'node "{node}" stops renewing its lease')
+        self.apply(Step("When", text), "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node})
+
+    @precondition(_silent)
+    @rule(data=st.data())
+    def come_back(self, data):
+        node = data.draw(st.sampled_from(sorted(n for n, v in notes(self.case).nodes.items() if v.silent)))
+        if self.apply(Step("When", f'node "{node}" renews its lease again'), "NODE-RECOVERY-CLEARS-TAINTS",
+                      {"return": node}):
+            self.apply(Step("When", f'the kubelet on node "{node}" reports node status'),
+                       "NODE-RECOVERY-CLEARS-TAINTS", {})
+
+    @precondition(lambda self: notes(self.case).nodes and len(notes(self.case).pods) < MAX_PODS)
+    @rule(kind=st.sampled_from(sorted(TOLERATIONS)), start=st.integers(0, 3), data=st.data())
+    def create_pod(self, kind, start, data):
+        life = notes(self.case)
+        if len(life.pods) >= MAX_PODS or not life.nodes:
+            return
+        node = data.draw(st.sampled_from(sorted(life.nodes)))
+        name = f"l{len(life.pods) + 1}"
+        body = yaml.safe_dump(_manifest(name, node, kind), sort_keys=False, default_flow_style=None)
+        if not self.apply(Step("When", f'I create a pod "{name}" with:', docstring=body),
+                          "NODE-DEFAULT-TOLERATIONS", {"lifecycle_pod": (name, node, kind)}):
+            return
+        if start and not life.nodes[node].silent:
+            self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{name}"'),
+                       "NODE-EVICT-AT-TOLERATION-EXPIRY", {"started": name})
+
+    @precondition(lambda self: any(p.started and not p.finished and not notes(self.case).nodes[p.node].silent
+                                   for p in notes(self.case).pods.values()))
+    @rule(how=st.sampled_from(("succeeds", "fails")), data=st.data())
+    def finish(self, how, data):
+        life = notes(self.case)
+        pod = data.draw(st.sampled_from(sorted(p for p, v in life.pods.items() if v.started and not v.finished
+                                               and not life.nodes[v.node].silent)))
+        got = Snapshot(self.case.oracle).pod(pod)
+        if got is None or phase(got) != "Running" or (got.get("spec") or {}).get("nodeName") != life.pods[pod].node \
+                or life.nodes[life.pods[pod].node].silent:
+            return
+        self.apply(Step("When", f'pod "{pod}" {how}'), "NODE-LEAVES-FINISHED-PODS", {"finished": pod})
+
+    @precondition(lambda self: _has_pods(self) and _silent(self))
+    @rule(data=st.data())
+    def delete_on_silent_node(self, data):
+        """(A live kubelet confirms a deletion at once: nothing of the lifecycle's.)"""
+        life = notes(self.case)
+        pods = sorted(p for p, v in life.pods.items() if not v.deleted and life.nodes[v.node].silent)
+        if not pods:
+            return
+        pod = data.draw(st.sampled_from(pods))
+        got = Snapshot(self.case.oracle).pod(pod)
+        if got is None or (got.get("spec") or {}).get("nodeName") != life.pods[pod].node:
+            return
+        self.apply(Step("When", f'I delete pod "{pod}"'), "NODE-TERMINATING-REMOVED", {"deleted": pod})
+
+    @precondition(lambda self: _silent(self) and len(notes(self.case).restarts) < 2)
+    @rule()
+    def restart(self):
+        self.apply(Step("When", "the control plane restarts"), "NODE-RESTART-GRACE", {"restart": True})
+
+    @precondition(_ahead)
+    @rule(which=st.integers(0, 3), offset=st.sampled_from(("before", "on", "after", "past")))
+    def to_a_deadline(self, which, offset):
+        """Straight to one of the next deadlines: just before it, on it, one check interval after it."""
+        now, timing = self.case.now(), Timing(self.case)
+        ahead = AREA.upcoming(self.case)
+        moment = ahead[min(which, len(ahead) - 1)]
+        at = {"before": moment - 0.001, "on": moment, "after": moment + timing.interval,
+              "past": moment + timing.interval + 0.001}[offset]
+        seconds = float(seconds_text(at - now))
+        if seconds > 0:
+            self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), "NODE-CHECK-INTERVAL", {"time": seconds})
+
+
+class NodeLifecycle(Area):
+    NAME = "node_lifecycle"
+    Rules = LifecycleRules
+
+    def upcoming(self, case) -> list[float]:
+        """The deadlines not yet passed (their check interval included), soonest first."""
+        now = case.now()
+        return sorted({m for m, i in self.deadlines(case) if m + i + 0.001 > now + EPS})
+
+    def deadlines(self, case) -> list[tuple[float, float]]:
+        life, timing = notes(case), Timing(case)
+        out = []
+        for node in life.nodes.values():
+            if not node.silent:
+                continue
+            ep = node.episodes[-1]
+            t = timing.threshold(node, ep)
+            out += [(t, timing.interval), (t + timing.delay, timing.interval)]
+            added = ep.added.get(case.oracle.name)
+            if added is None:
+                continue
+            snap = Snapshot(case.oracle)
+            for pod in life.pods.values():
+                if pod.node != node.name or pod.finished or pod.away:
+                    continue
+                seconds = effective_seconds(_tolerations(snap.pod(pod.name)))
+                if isinstance(seconds, float):
+                    out.append((max(added + seconds, pod.arrived), timing.interval))
+        return out
+
+    # -- the notes, after every step -------------------------------------------------------------
+    def after(self, case, intent, before) -> list[Check]:
+        life, timing = notes(case), Timing(case)
+        now = case.now()
+        self._note(case, life, timing, intent, now)
+        if not life.nodes:
+            return []
+        if abs(case.oracle.now() - case.target.now()) > EPS:
+            case.diverge("lifecycle", "a Then step waited on the target alone: the clocks parted")
+        if "lifecycle" in case.diverged:
+            return []
+        mine, theirs = Snapshot(case.oracle), Snapshot(case.target)
+        self._see_time_added(case, life, timing, mine, theirs, now)
+        checks: list[Check] = []
+        for node in life.nodes.values():
+            checks += self._node_checks(case, timing, node, mine, theirs, now)
+        for pod in life.pods.values():
+            checks += self._pod_checks(case, timing, life, pod, mine, theirs, now)
+        return checks
+
+    def _note(self, case, life: Notes, timing: Timing, intent: dict, now: float) -> None:
+        if "lifecycle_node" in intent:
+            name, lease = intent["lifecycle_node"]
+            declares = None if lease == "none" else timing.default if lease == "kubelet" else float(lease)
+            life.nodes[name] = NodeLife(name, declares)
+        if not ({intent.get("silence"), intent.get("return")} - {None}) <= life.nodes.keys() or not (
+                {intent.get("finished"), intent.get("deleted"), intent.get("started")} - {None}) <= life.pods.keys():
+            return                  # (a shrunk trace without the step that made it)
+        if "silence" in intent:
+            node = life.nodes[intent["silence"]]
+            renewed = case.oracle.ctx.kubelet(node.name).renewed_at - case.oracle.start
+            if node.silent and renewed > node.episodes[-1].renewed:
+                # (a shrunk trace: a last renewal of a silent node returns it without a status report)
+                node.episodes[-1].returned = now
+                node.episodes.append(Episode(renewed, unreported=True))
+            elif not node.silent:
+                node.episodes.append(Episode(renewed))
+        if "return" in intent and life.nodes[intent["return"]].silent:
+            life.nodes[intent["return"]].episodes[-1].returned = now
+        if "lifecycle_pod" in intent and intent["lifecycle_pod"][1] in life.nodes:
+            name, node, kind = intent["lifecycle_pod"]
+            life.pods[name] = PodLife(name, node, now, kind)
+        if "started" in intent:
+            life.pods[intent["started"]].started = True
+        if "finished" in intent:
+            life.pods[intent["finished"]].finished = True
+        if "deleted" in intent:
+            life.pods[intent["deleted"]].deleted = True
+        if "restart" in intent:
+            life.restarts.append(now)
+            for node in life.nodes.values():
+                if not node.silent:
+                    continue
+                ep = node.episodes[-1]
+                t = timing.threshold(node, ep)
+                if now < t - EPS:
+                    ep.grace = now           # surely Ready: a whole lease duration from the restart
+                else:
+                    ep.node_open = True      # timed out (or about to): whether it stays so is a reading
+                    if now < t + timing.delay + timing.interval - EPS or len(ep.added) < 2:
+                        ep.open = True
+
+    def _see_time_added(self, case, life: Notes, timing: Timing, mine: Snapshot, theirs: Snapshot,
+                        now: float) -> None:
+        """Remember each side's timeAdded the first time its NoExecute taint is seen (a restart that
+        rewrites it must not move the pods' deadlines along with it)."""
+        for node in life.nodes.values():
+            if not node.silent:
+                continue
+            ep = node.episodes[-1]
+            for side, snap in ((case.oracle, mine), (case.target, theirs)):
+                if side.name in ep.added:
+                    continue
+                taint = _noexecute(snap.node(node.name))
+                if taint is not None and taint.get("timeAdded"):
+                    try:
+                        ep.added[side.name] = timefmt.parse(taint["timeAdded"]) - side.start
+                    except ValueError:
+                        pass
+
+    # -- nodes -------------------------------------------------------------------------------------
+    def _node_checks(self, case, timing: Timing, node: NodeLife, mine: Snapshot, theirs: Snapshot,
+                     now: float) -> list[Check]:
+        state = node_state(timing, node, now)
+        ours, their = _node_view(mine.node(node.name)), _node_view(theirs.node(node.name))
+        if ours is None or their is None:
+            return []
+        checks = []
+        returned = bool(node.episodes) and node.episodes[-1].returned is not None
+        graced = bool(node.episodes) and node.episodes[-1].grace is not None
+        clause = ("NODE-RECOVERY-CLEARS-TAINTS" if returned else "NODE-RESTART-GRACE" if graced
+                  else "NODE-NOTREADY-AT-LEASE-DURATION")
+        if state is not None and state["ready"] is not None and ours["ready"] != their["ready"]:
+            case.stats.compared += 1
+            then = (Step("Then", f'node "{node.name}" is Ready') if ours["ready"] == ("True", None)
+                    else Step("Then", f'node "{node.name}" has condition "Ready" "{ours["ready"][0]}" with reason '
+                                      f'"{ours["ready"][1]}"'))
+            checks.append(Check(clause, then, f"Ready: the reference {ours['ready']}, the target {their['ready']}"))
+        for key, taint, taint_clause in (("noschedule", NOSCHEDULE, "NODE-NOTREADY-NOSCHEDULE-TAINT"),
+                                         ("noexecute", NOEXECUTE, "NODE-NOEXECUTE-AFTER-DELAY")):
+            if state is None or state[key] is None:
+                continue
+            case.stats.compared += 1
+            if ours[key] != their[key]:
+                words = "has taint" if ours[key] else "has no taint"
+                checks.append(Check(clause if returned or graced else taint_clause,
+                                    Step("Then", f'node "{node.name}" {words} "{taint}"'),
+                                    f"{taint}: the reference {ours[key]}, the target {their[key]}"))
+        checks += self._time_added_check(case, timing, node, state, now)
+        checks += self._event_checks(case, timing, node, mine, theirs, now)
+        return checks
+
+    def _time_added_check(self, case, timing: Timing, node: NodeLife, state, now: float) -> list[Check]:
+        """The target's timeAdded: when the taint came (whole seconds: up to 1 s before), counted from
+        the last renewal -- judged once, when both sides surely have the taint."""
+        if not node.silent or state is None or not state["noexecute"]:
+            return []
+        ep = node.episodes[-1]
+        if ep.judged_added or ep.grace is not None or len(ep.added) < 2:
+            return []
+        ep.judged_added = True
+        after = timing.threshold(node, ep) + timing.delay - ep.renewed
+        theirs, moment = ep.added[case.target.name], ep.renewed + after
+        case.stats.compared += 1
+        if moment - 1.0 - EPS <= theirs <= moment + timing.interval + EPS:
+            return []
+        return [Check("NODE-NOEXECUTE-AFTER-DELAY",
+                      Step("Then", f'the NoExecute taint on node "{node.name}" was added {after:g} seconds after '
+                                   "its last renewal"),
+                      f"timeAdded: the target's lies {theirs - ep.renewed:.3f} s after the last renewal")]
+
+    def _event_checks(self, case, timing: Timing, node: NodeLife, mine: Snapshot, theirs: Snapshot,
+                      now: float) -> list[Check]:
+        """NodeNotReady and NodeReady: none before the first change could come; one a while after a
+        change surely came."""
+        checks = []
+        i, later = timing.interval, timing.delay
+        lapses = [ep for ep in node.episodes if not ep.node_open]
+        first = node.episodes[0] if node.episodes else None
+        surely = [timing.threshold(node, ep) + i for ep in lapses if timing.lapsed(node, ep)
+                  and timing.threshold(node, ep) + i <= (ep.returned if ep.returned is not None else now) + EPS]
+        returns = [ep.returned + i for ep in lapses if ep.returned is not None and timing.lapsed(node, ep)]
+        for reason, clause, came, first_possible in (
+                ("NodeNotReady", "NODE-NOTREADY-EVENT", surely,
+                 timing.threshold(node, first) if first else None),
+                ("NodeReady", "NODE-RECOVERY-CLEARS-TAINTS", returns,
+                 first.returned if first and first.returned is not None else None)):
+            ours, their = (bool(_events(side, "Node", node.name, reason)) for side in (case.oracle, case.target))
+            if any(now >= moment + later - EPS for moment in came):
+                case.stats.compared += 1
+                if ours and not their:
+                    checks.append(Check(clause, Step("Then", f'there is a "Normal" event "{reason}" about node '
+                                                             f'"{node.name}"'), f"no {reason} event on the target"))
+            elif (first_possible is None or now < first_possible - EPS) and not any(
+                    ep.node_open for ep in node.episodes):
+                case.stats.compared += 1
+                if their and not ours:
+                    checks.append(Check(clause, Step("Then", f'there is no "{reason}" event about node "{node.name}"'),
+                                        f"a {reason} event on the target before any change"))
+        return checks
+
+    # -- pods --------------------------------------------------------------------------------------
+    def _pod_checks(self, case, timing: Timing, life: Notes, pod: PodLife, mine: Snapshot, theirs: Snapshot,
+                    now: float) -> list[Check]:
+        ours, their = mine.pod(pod.name), theirs.pod(pod.name)
+        checks = []
+        if not pod.compared_tolerations and ours is not None:
+            pod.compared_tolerations = True
+            checks += self._toleration_checks(case, pod, ours, their)
+        if pod.open or pod.away:
+            return checks
+        node = life.nodes[pod.node]
+        fates = (pod_fate(timing, node, pod, _tolerations(ours), case.oracle.name, now),
+                 pod_fate(timing, node, pod, _tolerations(their), case.target.name, now))
+        if None in fates or fates[0] != fates[1]:
+            return checks        # (each side counts from the timeAdded it wrote: whole seconds may differ)
+        case.stats.compared += 1
+        seen = (_where(ours, pod.node), _where(their, pod.node))
+        clause = self._fate_clause(pod, ours)
+        if seen[0] != seen[1]:
+            checks.append(Check(clause, self._fate_step(pod, ours, seen[0]),
+                                f"pod {pod.name}: the reference {seen[0]}, the target {seen[1]}"))
+            return checks
+        if seen[0] == "away":
+            checks += self._evicted_checks(case, timing, node, pod, ours, their, now)
+        return checks
+
+    @staticmethod
+    def _fate_clause(pod: PodLife, pod_obj: dict | None) -> str:
+        if pod.finished:
+            return "NODE-LEAVES-FINISHED-PODS"
+        if pod.deleted:
+            return "NODE-TERMINATING-REMOVED"
+        seconds = effective_seconds(_tolerations(pod_obj))
+        if seconds is FOREVER:
+            return "NODE-TOLERATE-FOREVER"
+        if seconds == 0.0:
+            return "NODE-EVICT-NO-TOLERATION" if pod.kind in ("noschedule", "other-key") else \
+                "NODE-EVICT-NONPOSITIVE-SECONDS"
+        return "NODE-EVICT-AT-TOLERATION-EXPIRY"
+
+    @staticmethod
+    def _fate_step(pod: PodLife, ours: dict | None, where: str) -> Step:
+        if where == "gone":
+            return Step("Then", f'pod "{pod.name}" is gone')
+        if where == "away":
+            return Step("Then", f'pod "{pod.name}" is evicted from node "{pod.node}"')
+        got = phase(ours)
+        if got == "Running":
+            return Step("Then", f'pod "{pod.name}" still runs on node "{pod.node}"')
+        return Step("Then", f'pod "{pod.name}" still has phase "{got}" on node "{pod.node}"')
+
+    def _evicted_checks(self, case, timing: Timing, node: NodeLife, pod: PodLife, ours: dict, their: dict,
+                        now: float) -> list[Check]:
+        """A pass after the eviction, both unbound: Pending, reason Evicted, DisruptionTarget True; an
+        Evicted event a while later."""
+        ep = node.episodes[-1] if node.episodes else None
+        added = [ep.added.get(s.name) for s in (case.oracle, case.target)] if ep else []
+        if not ep or None in added:
+            pod.away = True
+            return []
+        seconds = effective_seconds(_tolerations(ours)) or 0.0
+        t2 = timing.threshold(node, ep) + timing.delay
+        end = max(max(added) + seconds, pod.arrived, t2 + timing.interval) + timing.interval
+        if now < end + timing.interval - EPS:
+            return []
+        checks = []
+        if not (ours.get("spec") or {}).get("nodeName") and not (their.get("spec") or {}).get("nodeName"):
+            case.stats.compared += 1
+            for got, then in ((lambda p: phase(p), Step("Then", f'pod "{pod.name}" is Pending')),
+                              (lambda p: (p.get("status") or {}).get("reason"),
+                               Step("Then", f'pod "{pod.name}" has status reason "Evicted"')),
+                              (lambda p: (condition(p, "DisruptionTarget") or {}).get("status"),
+                               Step("Then", f'pod "{pod.name}" has condition "DisruptionTarget" set to "True"'))):
+                if got(ours) != got(their):
+                    checks.append(Check("NODE-EVICT-RETURNS-TO-PENDING", then,
+                                        f"the evicted pod: the reference {got(ours)!r}, the target {got(their)!r}"))
+        if now >= end + timing.delay - EPS:
+            pod.away = True
+            case.stats.compared += 1
+            if _events(case.oracle, "Pod", pod.name, "Evicted") and not _events(case.target, "Pod", pod.name, "Evicted"):
+                checks.append(Check("NODE-EVICT-EVENT", Step("Then", f'pod "{pod.name}" has an event "Evicted"'),
+                                    "no Evicted event on the target"))
+        return checks
+
+    def _toleration_checks(self, case, pod: PodLife, ours: dict, their: dict | None) -> list[Check]:
+        rows_ours, rows_their = _toleration_rows(ours), _toleration_rows(their)
+        case.stats.compared += 1
+        if their is None or sorted(rows_ours) == sorted(rows_their):
+            return []
+        clause = "NODE-DEFAULT-TOLERATIONS-ONLY-MISSING" if TOLERATIONS[pod.kind] else "NODE-DEFAULT-TOLERATIONS"
+        header = ["key", "operator", "effect", "tolerationSeconds"]
+        return [Check(clause, Step("Then", f'pod "{pod.name}" has exactly these tolerations:',
+                                   table(header, [list(r) for r in rows_ours])),
+                      f"tolerations: the reference {rows_ours}, the target {rows_their}")]
+
+
+def _events(side, kind: str, name: str, reason: str) -> list[dict]:
+    """Events as the steps find them (in whichever namespace the side keeps them)."""
+    return events_about(side.ctx, kind, side.ctx.name(name) if kind == "Pod" else name, reason)
+
+
+def _noexecute(node: dict | None) -> dict | None:
+    for taint in ((node or {}).get("spec") or {}).get("taints") or []:
+        if (taint.get("key"), taint.get("effect")) == (UNREACHABLE, "NoExecute"):
+            return taint
+    return None
+
+
+def _node_view(node: dict | None) -> dict | None:
+    if node is None:
+        return None
+    ready = condition(node, "Ready") or {}
+    taints = {f"{t.get('key')}:{t.get('effect')}" for t in (node.get("spec") or {}).get("taints") or []}
+    status = ready.get("status")
+    return {"ready": (status, ready.get("reason") if status == "Unknown" else None),
+            "noschedule": NOSCHEDULE in taints, "noexecute": NOEXECUTE in taints}
+
+
+def _tolerations(pod: dict | None) -> list[dict]:
+    return list(((pod or {}).get("spec") or {}).get("tolerations") or [])
+
+
+def _toleration_rows(pod: dict | None) -> list[tuple[str, ...]]:
+    out = []
+    for t in _tolerations(pod):
+        seconds = t.get("tolerationSeconds")
+        out.append((t.get("key") or "", t.get("operator") or "", t.get("effect") or "",
+                    "" if seconds is None else str(seconds)))
+    return out
+
+
+def _where(pod: dict | None, node: str) -> str:
+    if pod is None:
+        return "gone"
+    return "home" if (pod.get("spec") or {}).get("nodeName") == node else "away"
+
+
+AREA = NodeLifecycle()
