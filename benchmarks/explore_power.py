@@ -33,8 +33,14 @@ FAULT_MODULES = {"scheduler": "scheduler", "node_lifecycle": "node_lifecycle", "
                  "workloads": "workload", "endpoints": "endpoints"}     # explore area -> its faults' module
 
 
+def _profile(fault: str):
+    """The timing profile the fault is shown under (its runner options: e.g. the hardware profile)."""
+    args = list(getattr(every_fault()[fault], "args", ()))
+    return profiles.load(args[args.index("--profile") + 1] if "--profile" in args else "simulator")
+
+
 def explore_once(area: str, fault: str, budget: float) -> dict:
-    profile = profiles.load("simulator")
+    profile = _profile(fault)
     oracle, side = session.open_sides(ReferenceTarget(profile), FaultyProcessTarget(fault, profile))
     began = time.monotonic()
     try:

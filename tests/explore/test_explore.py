@@ -45,7 +45,8 @@ def test_bad_input_is_one_line_and_the_usage_status(tmp_path, args, says):
     assert not (tmp_path / "explore-report").exists()
 
 
-FOUND_BY_AREA = {"scheduler": "planted-k-and-G-unrecognized", "endpoints": "selector-ignores-label-values",
+FOUND_BY_AREA = {"scheduler": "planted-k-and-G-unrecognized", "node_lifecycle": "default-tolerations-added-blindly",
+                 "endpoints": "selector-ignores-label-values",
                  "workloads": "job-failed-pods-stay-active", "deployment": "deployment-generation-moves-on-metadata"}
 
 

@@ -1,7 +1,8 @@
 """Node lifecycle on the manual clock: nodes whose Leases declare their own duration or none, last
 renewals, silences and returns (with the kubelet's status report), pods on them with every kind of
 unreachable toleration (none, zero, negative, short, long, without a limit, the defaults), pods that
-finished or are being deleted, control-plane restarts; the time rule aims at every deadline.
+finished or are being deleted, control-plane restarts, a Deployment's pods and a DaemonSet whose
+template limits its unreachable toleration; the time rule aims at every deadline.
 
 Compared where the document decides, on both sides at once: a node's Ready condition and its
 unreachable taints outside the check interval that follows each deadline (the lapse at the Lease's
@@ -10,7 +11,8 @@ pod is (on its node, evicted, removed) outside its eviction window, counted from
 each side wrote; an evicted pod's status a pass later; a pod's tolerations after its create; and
 the NodeNotReady, NodeReady and Evicted events -- none before their change could have come, one
 once it surely came and a while has passed (the document gives events no deadline; the features
-look again after the NoExecute delay, and so does this area).
+look again after the NoExecute delay, and so does this area); the Deployment's pods' tolerations;
+that the DaemonSet keeps each pod it had.
 
 What the document leaves open is never compared: a restart while a node is in a window or already
 timed out (whether the new controller counts it as timed out is a reading), several matching
@@ -29,8 +31,12 @@ from kube32.conformance.explore.case import Check
 from kube32.conformance.explore.gherkin import Step, table
 from kube32.conformance.explore.machine import seconds_text
 from kube32.conformance.explore.snapshot import Snapshot, condition, phase
+from kube32.conformance.steps.deployment import pods_of
 from kube32.conformance.steps.events import events_about
 from kube32.conformance.steps.node_lifecycle import matches
+from kube32.conformance.steps.workloads import node_of, owned_pods
+from kube32.conformance.steps.workloads import notes as ds_notes
+from kube32.conformance.steps.workloads import terminating as ds_terminating
 from kube32.spec import constants, timefmt
 
 MAX_NODES = 3
@@ -102,6 +108,10 @@ class Notes:
     nodes: dict[str, NodeLife] = dataclasses.field(default_factory=dict)
     pods: dict[str, PodLife] = dataclasses.field(default_factory=dict)
     restarts: list[float] = dataclasses.field(default_factory=list)
+    deployments: list[str] = dataclasses.field(default_factory=list)     # their pods' tolerations not yet compared
+    daemonsets: list[str] = dataclasses.field(default_factory=list)
+    deployed: bool = False
+    flags: str | None = None            # the simulator flag the control plane was restarted with
 
     def next_node(self) -> str:
         return f"node-{'abcdefgh'[len(self.nodes)]}"
@@ -120,6 +130,12 @@ class Timing:
         self.delay = float(p.noexecute_delay)
         self.not_ready = float(p.not_ready_timeout)
         self.default = float(p.lease_duration)
+        self.eviction = float(p.default_toleration_seconds)
+        flags = notes(case).flags
+        # the not-ready timeout also replacing the further 15 s before NoExecute, and the eviction
+        # timeout showing in the default tolerations' tolerationSeconds, are readings
+        self.noexecute_open = flags == "not-ready timeout"
+        self.defaults_open = flags == "eviction timeout"
 
     def threshold(self, node: NodeLife, ep: Episode) -> float:
         """When the Lease lapses: its renewal (or the restart that graced it) plus its duration."""
@@ -156,7 +172,7 @@ def node_state(timing: Timing, node: NodeLife, now: float) -> dict | None:
         return True if now >= moment + i - EPS else None
     lapsed = at(t)
     ready = None if lapsed is None or (ep.unreported and not lapsed) else not lapsed
-    return {"ready": ready, "noschedule": lapsed, "noexecute": at(t2)}
+    return {"ready": ready, "noschedule": lapsed, "noexecute": None if timing.noexecute_open else at(t2)}
 
 
 def effective_seconds(tolerations: list[dict]) -> float | None | str:
@@ -173,13 +189,20 @@ def effective_seconds(tolerations: list[dict]) -> float | None | str:
     return seconds
 
 
-def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, tolerations: list[dict], side: str,
-             now: float) -> str | None:
+def doc_seconds(timing: Timing, kind: str) -> float | None | str:
+    """How long a pod written with these tolerations stays, by the document: its own matching
+    tolerations, else the default one admission adds (--eviction-timeout, 300 s by default)."""
+    own = TOLERATIONS[kind]
+    taint = {"key": UNREACHABLE, "effect": "NoExecute", "value": ""}
+    return effective_seconds(own) if any(matches(t, taint) for t in own) else timing.eviction
+
+
+def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, side: str, now: float) -> str | None:
     """"home", "away" (evicted), "gone" (removed while being deleted) or None (undecided) on one side,
     counted from the timeAdded that side wrote."""
     if pod.finished:
         return "home"
-    seconds = effective_seconds(tolerations)
+    seconds = doc_seconds(timing, pod.kind)
     if seconds == "open":
         return None
     i = timing.interval
@@ -192,6 +215,8 @@ def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, tolerations: list[dic
         if seconds is FOREVER:
             continue
         added = ep.added.get(side)
+        if added is None and timing.noexecute_open:
+            return None
         if added is None:
             if ep.returned is None and now < t2 - EPS:
                 return "home"
@@ -199,7 +224,7 @@ def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, tolerations: list[dic
                 continue                     # it returned before the taint could come
             return None
         start = max(added + seconds, pod.arrived)
-        end = max(start, t2 + i) + i
+        end = max(start, added + 1.0 if timing.noexecute_open else t2 + i) + i
         if ep.returned is not None:
             if ep.returned + i < start - EPS:
                 continue                     # the taint went before the pod's time ran out
@@ -238,6 +263,14 @@ def _ahead(self) -> bool:
 
 class LifecycleRules:
     """Each rule picks among the nodes and pods it can act on (so few steps are wasted)."""
+
+    @precondition(lambda self: not notes(self.case).nodes and notes(self.case).flags is None)
+    @rule(which=st.sampled_from(("eviction timeout", "not-ready timeout")))
+    def timeouts(self, which):
+        """The simulator's --eviction-timeout or --not-ready-timeout, set another way."""
+        self.apply(Step("Given", f"the control plane runs with an {which} other than the default"
+                        if which[0] == "e" else f"the control plane runs with a {which} other than the default"),
+                   "NODE-SIMULATOR-TIMEOUT-FLAGS", {"flags": which})
 
     @precondition(lambda self: len(notes(self.case).nodes) < MAX_NODES)
     @rule(lease=st.sampled_from(("kubelet", "kubelet", *LEASES, "none")))
@@ -319,6 +352,25 @@ class LifecycleRules:
     def restart(self):
         self.apply(Step("When", "the control plane restarts"), "NODE-RESTART-GRACE", {"restart": True})
 
+    @precondition(lambda self: notes(self.case).nodes and not notes(self.case).deployed)
+    @rule()
+    def deployment(self):
+        """A Deployment's pods: the controller's creates carry the default tolerations too."""
+        if self.apply(Step("When", 'the Deployment "web" is created with 1 replica'),
+                      "NODE-DEFAULT-TOLERATIONS-CONTROLLERS", {}):
+            for _ in range(2):
+                self.apply(Step("When", "the deployment interval passes"), "NODE-DEFAULT-TOLERATIONS-CONTROLLERS",
+                           {"deployment": "web"})
+
+    @precondition(lambda self: notes(self.case).nodes and not _silent(self) and not notes(self.case).daemonsets)
+    @rule(seconds=st.sampled_from((0, 3, 10)))
+    def daemonset(self, seconds):
+        """A DaemonSet whose template limits its unreachable toleration: its pods stay all the same."""
+        if self.apply(Step("Given", f'a DaemonSet "agent" whose pods tolerate "{NOEXECUTE}" for {seconds} seconds'),
+                      "NODE-LEAVES-DAEMONSET-PODS", {}):
+            self.apply(Step("Given", 'the DaemonSet "agent" pods are running and ready'), "NODE-LEAVES-DAEMONSET-PODS",
+                       {"daemonset": "agent"})
+
     @precondition(_ahead)
     @rule(which=st.integers(0, 3), offset=st.sampled_from(("before", "on", "after", "past")))
     def to_a_deadline(self, which, offset):
@@ -354,11 +406,10 @@ class NodeLifecycle(Area):
             added = ep.added.get(case.oracle.name)
             if added is None:
                 continue
-            snap = Snapshot(case.oracle)
             for pod in life.pods.values():
                 if pod.node != node.name or pod.finished or pod.away:
                     continue
-                seconds = effective_seconds(_tolerations(snap.pod(pod.name)))
+                seconds = doc_seconds(timing, pod.kind)
                 if isinstance(seconds, float):
                     out.append((max(added + seconds, pod.arrived), timing.interval))
         return out
@@ -381,6 +432,36 @@ class NodeLifecycle(Area):
             checks += self._node_checks(case, timing, node, mine, theirs, now)
         for pod in life.pods.values():
             checks += self._pod_checks(case, timing, life, pod, mine, theirs, now)
+        return checks + self._workload_checks(case, life)
+
+    # -- the controllers' pods ---------------------------------------------------------------------
+    def _workload_checks(self, case, life: Notes) -> list[Check]:
+        checks = []
+        if life.flags == "eviction timeout":
+            life.deployments.clear()       # (their default tolerations' seconds are a reading then)
+        for name in life.deployments:
+            ours, their = (sorted({tuple(r) for p in pods_of(side.ctx, name) for r in _toleration_rows(p)})
+                           for side in (case.oracle, case.target))
+            if not pods_of(case.oracle.ctx, name):
+                continue
+            case.stats.compared += 1
+            if ours != their:
+                checks.append(Check("NODE-DEFAULT-TOLERATIONS-CONTROLLERS",
+                                    Step("Then", f'the Deployment "{name}" pods have these tolerations:',
+                                         table(["key", "operator", "effect", "tolerationSeconds"],
+                                               [list(r) for r in ours])),
+                                    f"the Deployment's pods: the reference {ours}, the target {their}"))
+        for name in life.daemonsets:
+            for node in sorted(ds_notes(case.oracle.ctx, "ds-pod")):
+                if node[0] != name or node not in ds_notes(case.target.ctx, "ds-pod"):
+                    continue
+                kept = [_ds_kept(side.ctx, name, node[1]) for side in (case.oracle, case.target)]
+                case.stats.compared += 1
+                if kept[0] and not kept[1]:
+                    checks.append(Check("NODE-LEAVES-DAEMONSET-PODS",
+                                        Step("Then", f'the DaemonSet "{name}" keeps the same pod on node "{node[1]}"'),
+                                        f"the DaemonSet's pod on {node[1]} is gone from it on the target"))
+        life.deployments = [n for n in life.deployments if not pods_of(case.oracle.ctx, n)]
         return checks
 
     def _note(self, case, life: Notes, timing: Timing, intent: dict, now: float) -> None:
@@ -411,6 +492,13 @@ class NodeLifecycle(Area):
             life.pods[intent["finished"]].finished = True
         if "deleted" in intent:
             life.pods[intent["deleted"]].deleted = True
+        if "flags" in intent:
+            life.flags = intent["flags"]
+        if "deployment" in intent and not life.deployed:
+            life.deployments.append(intent["deployment"])
+            life.deployed = True
+        if "daemonset" in intent:
+            life.daemonsets.append(intent["daemonset"])
         if "restart" in intent:
             life.restarts.append(now)
             for node in life.nodes.values():
@@ -481,7 +569,7 @@ class NodeLifecycle(Area):
         if not node.silent or state is None or not state["noexecute"]:
             return []
         ep = node.episodes[-1]
-        if ep.judged_added or ep.grace is not None or len(ep.added) < 2:
+        if ep.judged_added or ep.grace is not None or len(ep.added) < 2 or timing.noexecute_open:
             return []
         ep.judged_added = True
         after = timing.threshold(node, ep) + timing.delay - ep.renewed
@@ -529,19 +617,18 @@ class NodeLifecycle(Area):
                     now: float) -> list[Check]:
         ours, their = mine.pod(pod.name), theirs.pod(pod.name)
         checks = []
-        if not pod.compared_tolerations and ours is not None:
+        if not pod.compared_tolerations and ours is not None and not timing.defaults_open:
             pod.compared_tolerations = True
             checks += self._toleration_checks(case, pod, ours, their)
         if pod.open or pod.away:
             return checks
         node = life.nodes[pod.node]
-        fates = (pod_fate(timing, node, pod, _tolerations(ours), case.oracle.name, now),
-                 pod_fate(timing, node, pod, _tolerations(their), case.target.name, now))
+        fates = (pod_fate(timing, node, pod, case.oracle.name, now), pod_fate(timing, node, pod, case.target.name, now))
         if None in fates or fates[0] != fates[1]:
             return checks        # (each side counts from the timeAdded it wrote: whole seconds may differ)
         case.stats.compared += 1
         seen = (_where(ours, pod.node), _where(their, pod.node))
-        clause = self._fate_clause(pod, ours)
+        clause = self._fate_clause(timing, pod)
         if seen[0] != seen[1]:
             checks.append(Check(clause, self._fate_step(pod, ours, seen[0]),
                                 f"pod {pod.name}: the reference {seen[0]}, the target {seen[1]}"))
@@ -551,12 +638,12 @@ class NodeLifecycle(Area):
         return checks
 
     @staticmethod
-    def _fate_clause(pod: PodLife, pod_obj: dict | None) -> str:
+    def _fate_clause(timing: Timing, pod: PodLife) -> str:
         if pod.finished:
             return "NODE-LEAVES-FINISHED-PODS"
         if pod.deleted:
             return "NODE-TERMINATING-REMOVED"
-        seconds = effective_seconds(_tolerations(pod_obj))
+        seconds = doc_seconds(timing, pod.kind)
         if seconds is FOREVER:
             return "NODE-TOLERATE-FOREVER"
         if seconds == 0.0:
@@ -584,9 +671,9 @@ class NodeLifecycle(Area):
         if not ep or None in added:
             pod.away = True
             return []
-        seconds = effective_seconds(_tolerations(ours)) or 0.0
+        seconds = doc_seconds(timing, pod.kind) or 0.0
         t2 = timing.threshold(node, ep) + timing.delay
-        end = max(max(added) + seconds, pod.arrived, t2 + timing.interval) + timing.interval
+        end = max(max(added) + seconds, pod.arrived, t2 + timing.interval, max(added) + 1.0) + timing.interval
         if now < end + timing.interval - EPS:
             return []
         checks = []
@@ -623,6 +710,14 @@ class NodeLifecycle(Area):
 def _events(side, kind: str, name: str, reason: str) -> list[dict]:
     """Events as the steps find them (in whichever namespace the side keeps them)."""
     return events_about(side.ctx, kind, side.ctx.name(name) if kind == "Pod" else name, reason)
+
+
+def _ds_kept(k32, name: str, node: str) -> bool:
+    """The DaemonSet's pod first seen on the node is still there, bound and not being deleted."""
+    uid = ds_notes(k32, "ds-pod").get((name, node))
+    here = [p for p in owned_pods(k32, "DaemonSet", name) if node_of(p) == node]
+    return [p["metadata"]["uid"] for p in here] == [uid] and not ds_terminating(here[0]) and \
+        here[0]["spec"].get("nodeName") == node
 
 
 def _noexecute(node: dict | None) -> dict | None:
