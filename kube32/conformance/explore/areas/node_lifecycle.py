@@ -31,7 +31,7 @@ from kube32.conformance.explore.case import Check
 from kube32.conformance.explore.gherkin import Step, table
 from kube32.conformance.explore.machine import seconds_text
 from kube32.conformance.explore.snapshot import Snapshot, condition, phase
-from kube32.conformance.steps.deployment import pods_of
+from kube32.conformance.steps import deployment as deployment_steps
 from kube32.conformance.steps.events import events_about
 from kube32.conformance.steps.node_lifecycle import matches
 from kube32.conformance.steps.workloads import node_of, owned_pods
@@ -97,7 +97,7 @@ class PodLife:
     kind: str                           # a key of TOLERATIONS
     started: bool = False
     finished: bool = False
-    deleted: bool = False
+    deleted: float | None = None        # when the user deleted it
     away: bool = False                  # evicted on both sides, compared once
     open: bool = False                  # its fate turned on a moment the document leaves open
     compared_tolerations: bool = False
@@ -232,9 +232,11 @@ def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, side: str, now: float
                 return None
         if now < start - EPS:
             return "home"
-        if now >= end - EPS:
-            return "gone" if pod.deleted else "away"
-        return None
+        if now < end - EPS or (ep.returned is not None and now >= ep.returned - EPS):
+            return None          # (once its node is back, an evicted pod may be bound to it again)
+        if pod.deleted is None or pod.deleted > start - EPS:
+            return None if pod.deleted is not None else "away"
+        return "gone"
     return "home"
 
 
@@ -338,7 +340,7 @@ class LifecycleRules:
     def delete_on_silent_node(self, data):
         """(A live kubelet confirms a deletion at once: nothing of the lifecycle's.)"""
         life = notes(self.case)
-        pods = sorted(p for p, v in life.pods.items() if not v.deleted and life.nodes[v.node].silent)
+        pods = sorted(p for p, v in life.pods.items() if v.deleted is None and life.nodes[v.node].silent)
         if not pods:
             return
         pod = data.draw(st.sampled_from(pods))
@@ -491,7 +493,7 @@ class NodeLifecycle(Area):
         if "finished" in intent:
             life.pods[intent["finished"]].finished = True
         if "deleted" in intent:
-            life.pods[intent["deleted"]].deleted = True
+            life.pods[intent["deleted"]].deleted = now
         if "flags" in intent:
             life.flags = intent["flags"]
         if "deployment" in intent and not life.deployed:
@@ -641,7 +643,7 @@ class NodeLifecycle(Area):
     def _fate_clause(timing: Timing, pod: PodLife) -> str:
         if pod.finished:
             return "NODE-LEAVES-FINISHED-PODS"
-        if pod.deleted:
+        if pod.deleted is not None:
             return "NODE-TERMINATING-REMOVED"
         seconds = doc_seconds(timing, pod.kind)
         if seconds is FOREVER:
@@ -710,6 +712,14 @@ class NodeLifecycle(Area):
 def _events(side, kind: str, name: str, reason: str) -> list[dict]:
     """Events as the steps find them (in whichever namespace the side keeps them)."""
     return events_about(side.ctx, kind, side.ctx.name(name) if kind == "Pod" else name, reason)
+
+
+def pods_of(k32, name: str) -> list[dict]:
+    """The Deployment's pods (none when it does not exist: a shrunk trace may lack its create)."""
+    try:
+        return deployment_steps.pods_of(k32, name)
+    except AssertionError:
+        return []
 
 
 def _ds_kept(k32, name: str, node: str) -> bool:
