@@ -22,6 +22,7 @@ from kube32.conformance.steps.scheduler import _pod_row
 from kube32.spec import constants
 
 FAMILY = "placement"
+COUNTED = (constants.MEMORY, *constants.PSRAM_RESOURCES, *constants.PERIPHERAL_RESOURCES)
 
 
 @dataclasses.dataclass
@@ -150,6 +151,23 @@ class SchedulerRules(fleet.FleetRules):
         name = names[pick % len(names)]
         one = {**shape, "resources": {name: shape["resources"][name]}, "selector": {}, "hints": []}
         return self._create(normalized(one, None), None)
+
+    @rule(target=pods, pick=st.integers(0, 15))
+    def create_pod_taking_all_of_one_resource(self, pick):
+        """A pod asking for all of one resource a Ready node has (its only request): bound, it stays
+        Pending until its kubelet starts it, and a second pod after the same resource (another rule:
+        one "like" it) fits only where the first one is not counted."""
+        taken = []
+        for node in Snapshot(self.case.oracle).nodes():
+            status = node.get("status") or {}
+            figures = status.get("allocatable") or status.get("capacity") or {}
+            taken += [(name, text) for name, text in sorted(figures.items())
+                      if name in COUNTED and text not in ("0", "0Ki", "")]
+        if not taken:
+            return multiple()
+        name, text = taken[pick % len(taken)]
+        shape = {"form": "requesting", "resources": {name: text}, "selector": {}, "hints": []}
+        return self._create(shape, None)
 
     def _create(self, shape: dict, node: str | None):
         notes = fleet.notes(self.case)
