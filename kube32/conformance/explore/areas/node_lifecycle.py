@@ -43,6 +43,7 @@ MAX_NODES = 3
 MAX_PODS = 6
 LEASES = (8, 25)                 # durations a Lease may declare besides the kubelet's own (renewals every 5 s)
 EPS = 1e-6
+SLACK = 1e-4       # a moment decides only this far from its bound (clock moves add float noise)
 UNREACHABLE = constants.TAINT_UNREACHABLE
 NOT_READY = constants.TAINT_NOT_READY
 NOSCHEDULE, NOEXECUTE = f"{UNREACHABLE}:NoSchedule", f"{UNREACHABLE}:NoExecute"
@@ -145,7 +146,7 @@ class Timing:
     def lapsed(self, node: NodeLife, ep: Episode) -> bool:
         """Whether the episode surely lapsed (its return came after the lapse's check)."""
         t = self.threshold(node, ep)
-        return ep.returned is None or ep.returned >= t + self.interval - EPS
+        return ep.returned is None or ep.returned >= t + self.interval + SLACK
 
 
 # -- what the document says a node shows at a moment ---------------------------------------------
@@ -156,20 +157,20 @@ def node_state(timing: Timing, node: NodeLife, now: float) -> dict | None:
     ep = node.episodes[-1]
     t = timing.threshold(node, ep)
     t2, i = t + timing.delay, timing.interval
-    if len(node.episodes) > 1 and now < node.episodes[-2].returned + i - EPS:
+    if len(node.episodes) > 1 and now < node.episodes[-2].returned + i + SLACK:
         return None                   # the check after the last return has not come yet
-    if ep.returned is not None and now >= ep.returned + i - EPS:
+    if ep.returned is not None and now >= ep.returned + i + SLACK:
         return {"ready": True, "noschedule": False, "noexecute": False}
     if ep.node_open:
         return None
     end = ep.returned if ep.returned is not None else float("inf")
-    if now >= end - EPS:          # between the return and its check
+    if now >= end - SLACK:          # between the return and its check
         return None
 
     def at(moment: float) -> bool | None:
-        if now < moment - EPS:
+        if now < moment - SLACK:
             return False
-        return True if now >= moment + i - EPS else None
+        return True if now >= moment + i + SLACK else None
     lapsed = at(t)
     ready = None if lapsed is None or (ep.unreported and not lapsed) else not lapsed
     return {"ready": ready, "noschedule": lapsed, "noexecute": None if timing.noexecute_open else at(t2)}
@@ -218,23 +219,23 @@ def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, side: str, now: float
         if added is None and timing.noexecute_open:
             return None
         if added is None:
-            if ep.returned is None and now < t2 - EPS:
+            if ep.returned is None and now < t2 - SLACK:
                 return "home"
-            if ep.returned is not None and ep.returned < t2 - EPS:
+            if ep.returned is not None and ep.returned < t2 - SLACK:
                 continue                     # it returned before the taint could come
             return None
         start = max(added + seconds, pod.arrived)
         end = max(start, added + 1.0 if timing.noexecute_open else t2 + i) + i
         if ep.returned is not None:
-            if ep.returned + i < start - EPS:
+            if ep.returned + i + SLACK < start:
                 continue                     # the taint went before the pod's time ran out
-            if ep.returned < end - EPS:
+            if ep.returned < end + SLACK:
                 return None
-        if now < start - EPS:
+        if now < start - SLACK:
             return "home"
-        if now < end - EPS or (ep.returned is not None and now >= ep.returned - EPS):
+        if now < end + SLACK or (ep.returned is not None and now >= ep.returned - SLACK):
             return None          # (once its node is back, an evicted pod may be bound to it again)
-        if pod.deleted is None or pod.deleted > start - EPS:
+        if pod.deleted is None or pod.deleted > start - SLACK:
             return None if pod.deleted is not None else "away"
         return "gone"
     return "home"
@@ -374,6 +375,12 @@ class LifecycleRules:
                        {"daemonset": "agent"})
 
     @precondition(_ahead)
+    @rule(offset=st.sampled_from(("before", "before", "after", "past")))
+    def to_the_next_deadline(self, offset):
+        """The next deadline first (a lapse, then NoExecute, then an eviction: each follows the last)."""
+        self.to_a_deadline(0, offset)
+
+    @precondition(_ahead)
     @rule(which=st.integers(0, 3), offset=st.sampled_from(("before", "on", "after", "past")))
     def to_a_deadline(self, which, offset):
         """Straight to one of the next deadlines: just before it, on it, one check interval after it."""
@@ -405,15 +412,13 @@ class NodeLifecycle(Area):
             ep = node.episodes[-1]
             t = timing.threshold(node, ep)
             out += [(t, timing.interval), (t + timing.delay, timing.interval)]
-            added = ep.added.get(case.oracle.name)
-            if added is None:
-                continue
-            for pod in life.pods.values():
-                if pod.node != node.name or pod.finished or pod.away:
-                    continue
-                seconds = doc_seconds(timing, pod.kind)
-                if isinstance(seconds, float):
-                    out.append((max(added + seconds, pod.arrived), timing.interval))
+            for added in ep.added.values():       # each side counts from the timeAdded it wrote
+                for pod in life.pods.values():
+                    if pod.node != node.name or pod.finished or pod.away:
+                        continue
+                    seconds = doc_seconds(timing, pod.kind)
+                    if isinstance(seconds, float):
+                        out.append((max(added + seconds, pod.arrived), timing.interval))
         return out
 
     # -- the notes, after every step -------------------------------------------------------------
@@ -508,11 +513,11 @@ class NodeLifecycle(Area):
                     continue
                 ep = node.episodes[-1]
                 t = timing.threshold(node, ep)
-                if now < t - EPS:
+                if now < t - SLACK:
                     ep.grace = now           # surely Ready: a whole lease duration from the restart
                 else:
                     ep.node_open = True      # timed out (or about to): whether it stays so is a reading
-                    if now < t + timing.delay + timing.interval - EPS or len(ep.added) < 2:
+                    if now < t + timing.delay + timing.interval + SLACK or len(ep.added) < 2:
                         ep.open = True
 
     def _see_time_added(self, case, life: Notes, timing: Timing, mine: Snapshot, theirs: Snapshot,
@@ -593,7 +598,7 @@ class NodeLifecycle(Area):
         lapses = [ep for ep in node.episodes if not ep.node_open]
         first = node.episodes[0] if node.episodes else None
         surely = [timing.threshold(node, ep) + i for ep in lapses if timing.lapsed(node, ep)
-                  and timing.threshold(node, ep) + i <= (ep.returned if ep.returned is not None else now) + EPS]
+                  and timing.threshold(node, ep) + i + SLACK <= (ep.returned if ep.returned is not None else now)]
         returns = [ep.returned + i for ep in lapses if ep.returned is not None and timing.lapsed(node, ep)]
         for reason, clause, came, first_possible in (
                 ("NodeNotReady", "NODE-NOTREADY-EVENT", surely,
@@ -601,12 +606,12 @@ class NodeLifecycle(Area):
                 ("NodeReady", "NODE-RECOVERY-CLEARS-TAINTS", returns,
                  first.returned if first and first.returned is not None else None)):
             ours, their = (bool(_events(side, "Node", node.name, reason)) for side in (case.oracle, case.target))
-            if any(now >= moment + later - EPS for moment in came):
+            if any(now >= moment + later + SLACK for moment in came):
                 case.stats.compared += 1
                 if ours and not their:
                     checks.append(Check(clause, Step("Then", f'there is a "Normal" event "{reason}" about node '
                                                              f'"{node.name}"'), f"no {reason} event on the target"))
-            elif (first_possible is None or now < first_possible - EPS) and not any(
+            elif (first_possible is None or now < first_possible - SLACK) and not any(
                     ep.node_open for ep in node.episodes):
                 case.stats.compared += 1
                 if their and not ours:
@@ -676,7 +681,7 @@ class NodeLifecycle(Area):
         seconds = doc_seconds(timing, pod.kind) or 0.0
         t2 = timing.threshold(node, ep) + timing.delay
         end = max(max(added) + seconds, pod.arrived, t2 + timing.interval, max(added) + 1.0) + timing.interval
-        if now < end + timing.interval - EPS:
+        if now < end + timing.interval + SLACK:
             return []
         checks = []
         if not (ours.get("spec") or {}).get("nodeName") and not (their.get("spec") or {}).get("nodeName"):
@@ -689,7 +694,7 @@ class NodeLifecycle(Area):
                 if got(ours) != got(their):
                     checks.append(Check("NODE-EVICT-RETURNS-TO-PENDING", then,
                                         f"the evicted pod: the reference {got(ours)!r}, the target {got(their)!r}"))
-        if now >= end + timing.delay - EPS:
+        if now >= end + timing.delay + SLACK:
             pod.away = True
             case.stats.compared += 1
             if _events(case.oracle, "Pod", pod.name, "Evicted") and not _events(case.target, "Pod", pod.name, "Evicted"):
