@@ -418,7 +418,11 @@ class NodeLifecycle(Area):
                         continue
                     seconds = doc_seconds(timing, pod.kind)
                     if isinstance(seconds, float):
-                        out.append((max(added + seconds, pod.arrived), timing.interval))
+                        start = max(added + seconds, pod.arrived)
+                        # the eviction, then the pass after its window (the evicted pod's status)
+                        out += [(start, timing.interval),
+                                (max(start, t + timing.delay + timing.interval, added + 1.0) + timing.interval,
+                                 timing.interval)]
         return out
 
     # -- the notes, after every step -------------------------------------------------------------
@@ -462,6 +466,13 @@ class NodeLifecycle(Area):
             for node in sorted(ds_notes(case.oracle.ctx, "ds-pod")):
                 if node[0] != name or node not in ds_notes(case.target.ctx, "ds-pod"):
                     continue
+                for taint in (NOEXECUTE, f"{NOT_READY}:NoExecute"):
+                    limitless = [_ds_limitless(side.ctx, name, node[1], taint) for side in (case.oracle, case.target)]
+                    case.stats.compared += 1
+                    if limitless[0] and limitless[1] is False:
+                        checks.append(Check("NODE-DAEMONSET-TOLERATIONS", Step(
+                            "Then", f'the DaemonSet "{name}" pod on node "{node[1]}" tolerates "{taint}" without a '
+                                    "time limit"), f"the DaemonSet's pod on {node[1]}: {taint} with a limit on the target"))
                 kept = [_ds_kept(side.ctx, name, node[1]) for side in (case.oracle, case.target)]
                 case.stats.compared += 1
                 if kept[0] and not kept[1]:
@@ -733,6 +744,17 @@ def _ds_kept(k32, name: str, node: str) -> bool:
     here = [p for p in owned_pods(k32, "DaemonSet", name) if node_of(p) == node]
     return [p["metadata"]["uid"] for p in here] == [uid] and not ds_terminating(here[0]) and \
         here[0]["spec"].get("nodeName") == node
+
+
+def _ds_limitless(k32, name: str, node: str, taint: str) -> bool | None:
+    """The DaemonSet's pod on the node tolerates the taint (key and effect) without a time limit;
+    None when there is no such pod."""
+    key, _, effect = taint.partition(":")
+    here = [p for p in owned_pods(k32, "DaemonSet", name) if node_of(p) == node and not ds_terminating(p)]
+    if len(here) != 1:
+        return None
+    match = [t for t in here[0]["spec"].get("tolerations") or [] if t.get("key") == key and t.get("effect") == effect]
+    return bool(match) and all(t.get("operator") == "Exists" and "tolerationSeconds" not in t for t in match)
 
 
 def _noexecute(node: dict | None) -> dict | None:
