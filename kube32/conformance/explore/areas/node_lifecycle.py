@@ -323,6 +323,26 @@ class LifecycleRules:
             self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{name}"'),
                        "NODE-EVICT-AT-TOLERATION-EXPIRY", {"started": name})
 
+    @precondition(lambda self: _renewing(self) and len(notes(self.case).pods) < MAX_PODS)
+    @rule(kind=st.sampled_from(("none", "zero", "one", "short", "medium", "any-noexecute", "noschedule")),
+          finish=st.sampled_from(("", "", "succeeds", "fails")), data=st.data())
+    def pod_then_silence(self, kind, finish, data):
+        """What an eviction needs in one go: a running pod (or a finished one) on a node that then
+        renews its lease for the last time; the time rules take it from there."""
+        life = notes(self.case)
+        node = data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent)))
+        name = f"l{len(life.pods) + 1}"
+        body = yaml.safe_dump(_manifest(name, node, kind), sort_keys=False, default_flow_style=None)
+        if not self.apply(Step("When", f'I create a pod "{name}" with:', docstring=body),
+                          "NODE-DEFAULT-TOLERATIONS", {"lifecycle_pod": (name, node, kind)}):
+            return
+        self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{name}"'),
+                   "NODE-EVICT-AT-TOLERATION-EXPIRY", {"started": name})
+        if finish:
+            self.apply(Step("When", f'pod "{name}" {finish}'), "NODE-LEAVES-FINISHED-PODS", {"finished": name})
+        self.apply(Step("When", f'node "{node}" renews its lease for the last time'), "NODE-NOTREADY-AT-LEASE-DURATION",
+                   {"silence": node})
+
     @precondition(lambda self: any(p.started and not p.finished and not notes(self.case).nodes[p.node].silent
                                    for p in notes(self.case).pods.values()))
     @rule(how=st.sampled_from(("succeeds", "fails")), data=st.data())
