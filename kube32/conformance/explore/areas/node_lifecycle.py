@@ -241,7 +241,13 @@ def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, side: str, now: float
     return "home"
 
 
-def _manifest(pod: str, node: str, kind: str) -> dict:
+def status_due(timing: Timing, start: float, noexecute: float, added: float) -> float:
+    """When an eviction due from ``start`` has surely happened: its check interval, after the
+    NoExecute taint's own and after the second timeAdded may lie before the taint came."""
+    return max(start, noexecute + timing.interval, added + 1.0) + timing.interval
+
+
+def _manifest(node: str, kind: str) -> dict:
     spec: dict = {"nodeName": node, "containers": [{"name": "main", "image": "kube32/app:1"}]}
     if TOLERATIONS[kind]:
         spec["tolerations"] = TOLERATIONS[kind]
@@ -314,14 +320,19 @@ class LifecycleRules:
         if len(life.pods) >= MAX_PODS or not life.nodes:
             return
         node = data.draw(st.sampled_from(sorted(life.nodes)))
-        name = f"l{len(life.pods) + 1}"
-        body = yaml.safe_dump(_manifest(name, node, kind), sort_keys=False, default_flow_style=None)
+        self._pod_on(node, kind, start=bool(start) and not life.nodes[node].silent)
+
+    def _pod_on(self, node: str, kind: str, start: bool) -> str | None:
+        """Create a pod of that toleration kind on the node (and let its kubelet start it)."""
+        name = f"l{len(notes(self.case).pods) + 1}"
+        body = yaml.safe_dump(_manifest(node, kind), sort_keys=False, default_flow_style=None)
         if not self.apply(Step("When", f'I create a pod "{name}" with:', docstring=body),
                           "NODE-DEFAULT-TOLERATIONS", {"lifecycle_pod": (name, node, kind)}):
-            return
-        if start and not life.nodes[node].silent:
+            return None
+        if start:
             self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{name}"'),
                        "NODE-EVICT-AT-TOLERATION-EXPIRY", {"started": name})
+        return name
 
     @precondition(lambda self: _renewing(self) and len(notes(self.case).pods) < MAX_PODS)
     @rule(kind=st.sampled_from(("none", "zero", "one", "short", "medium", "any-noexecute", "noschedule")),
@@ -331,13 +342,9 @@ class LifecycleRules:
         renews its lease for the last time; the time rules take it from there."""
         life = notes(self.case)
         node = data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent)))
-        name = f"l{len(life.pods) + 1}"
-        body = yaml.safe_dump(_manifest(name, node, kind), sort_keys=False, default_flow_style=None)
-        if not self.apply(Step("When", f'I create a pod "{name}" with:', docstring=body),
-                          "NODE-DEFAULT-TOLERATIONS", {"lifecycle_pod": (name, node, kind)}):
+        name = self._pod_on(node, kind, start=True)
+        if name is None:
             return
-        self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{name}"'),
-                   "NODE-EVICT-AT-TOLERATION-EXPIRY", {"started": name})
         if finish:
             self.apply(Step("When", f'pod "{name}" {finish}'), "NODE-LEAVES-FINISHED-PODS", {"finished": name})
         self.apply(Step("When", f'node "{node}" renews its lease for the last time'), "NODE-NOTREADY-AT-LEASE-DURATION",
@@ -441,8 +448,7 @@ class NodeLifecycle(Area):
                         start = max(added + seconds, pod.arrived)
                         # the eviction, then the pass after its window (the evicted pod's status)
                         out += [(start, timing.interval),
-                                (max(start, t + timing.delay + timing.interval, added + 1.0) + timing.interval,
-                                 timing.interval)]
+                                (status_due(timing, start, t + timing.delay, added), timing.interval)]
         return out
 
     # -- the notes, after every step -------------------------------------------------------------
@@ -711,7 +717,7 @@ class NodeLifecycle(Area):
             return []
         seconds = doc_seconds(timing, pod.kind) or 0.0
         t2 = timing.threshold(node, ep) + timing.delay
-        end = max(max(added) + seconds, pod.arrived, t2 + timing.interval, max(added) + 1.0) + timing.interval
+        end = status_due(timing, max(max(added) + seconds, pod.arrived), t2, max(added))
         if now < end + timing.interval + SLACK:
             return []
         checks = []
