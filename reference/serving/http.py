@@ -171,16 +171,23 @@ class _TooLarge(Exception):
 
 
 class Connection(asyncio.BufferedProtocol):
-    """One client socket: parse, run the app in the pool, write the answer; keep-alive."""
+    """One client socket: parse, run the app in the pool, write the answer; keep-alive.
+
+    A connection that has sent nothing costs little (a flood of them is the cheapest attack): its
+    parser, its TLS state and its request queue come with its first bytes."""
+
+    __slots__ = ("server", "loop", "transport", "tls", "parser", "request", "queue", "busy", "streaming",
+                 "upgrade_asked", "closed", "lingering", "eof", "reading", "writing", "stalled_since",
+                 "unparsed", "held", "served", "header_bytes", "deadline", "peer", "_port", "env_base")
 
     def __init__(self, server: HttpServer) -> None:
         self.server = server
         self.loop = server.loop
         self.transport: asyncio.Transport | None = None
         self.tls = TlsSession(server.ssl_context) if server.ssl_context is not None else None
-        self.parser = httptools.HttpRequestParser(self)
+        self.parser: httptools.HttpRequestParser | None = None      # (made by the first bytes)
         self.request: _Request | None = None
-        self.queue: collections.deque[_Request] = collections.deque()
+        self.queue: list[_Request] = []           # parsed requests waiting their turn (a few)
         self.busy = False
         self.streaming: Stream | None = None
         self.upgrade_asked = False      # the client asked to switch protocols (never granted)
@@ -196,9 +203,8 @@ class Connection(asyncio.BufferedProtocol):
         self.header_bytes = 0
         self.deadline: float | None = None     # loop time; the server's sweep acts on it (_timed_out)
         self.peer = ""
+        self._port = ""
         self.env_base: dict | None = None
-        self._can_write = threading.Event()
-        self._can_write.set()
 
     # -- connection events ----------------------------------------------------------------------
     def connection_made(self, transport) -> None:
@@ -218,7 +224,7 @@ class Connection(asyncio.BufferedProtocol):
     def connection_lost(self, exc) -> None:
         self.server.live.discard(self)
         self._forget()
-        self._can_write.set()
+        self.server.wake_writers()
         stream, self.streaming = self.streaming, None
         if stream is not None:
             stream.detach()
@@ -226,6 +232,11 @@ class Connection(asyncio.BufferedProtocol):
         # is freed at once, not by the cyclic collector (a flood of short connections piled up
         # hundreds of MB of such cycles between two full collections).
         self.parser = self.tls = None
+        # The same for the transport's own cycle through its read callback (CPython 3.11; 3.12
+        # breaks it itself, gh-100348): its socket, its extras and itself went to the old
+        # generation with every connection that lived through a young collection.
+        if getattr(self.transport, "_read_ready_cb", None) is not None:
+            self.transport._read_ready_cb = None
 
     def _forget(self) -> None:
         """Leave the server's books: nothing of this connection is held any more."""
@@ -313,13 +324,12 @@ class Connection(asyncio.BufferedProtocol):
     # -- flow control -----------------------------------------------------------------------------
     def pause_writing(self) -> None:
         self.writing = False
-        self._can_write.clear()
         self.stalled_since = self.loop.time()
         self.server.stalled.add(self)
 
     def resume_writing(self) -> None:
         self.writing = True
-        self._can_write.set()
+        self.server.wake_writers()
         self.stalled_since = None
         self.server.stalled.discard(self)
         self._unblock()
@@ -339,6 +349,8 @@ class Connection(asyncio.BufferedProtocol):
             if self._full():
                 self._hold_back(data[pos:])
                 return
+            if self.parser is None:
+                self.parser = httptools.HttpRequestParser(self)
             self.parser.feed_data(data[pos:pos + FEED])
             pos += FEED
 
@@ -468,7 +480,7 @@ class Connection(asyncio.BufferedProtocol):
         if self.busy or not self.queue or self.closed or not self.writing:
             return
         self.busy = True
-        req = self.queue.popleft()
+        req = self.queue.pop(0)
         req.bulk = bool(self.queue)         # more of this connection's requests wait behind it: pipelined
         self.server.run_request(self, req)
 
@@ -580,7 +592,8 @@ class Connection(asyncio.BufferedProtocol):
         if stream is not None:
             self.write(self._head(req, status, headers, chunked=True, close=True))
             self.streaming = stream
-            self._release(self.held)        # a stream holds nothing of what it was asked with
+            self._release(self.held)        # a stream holds nothing of what it was asked with,
+            self.parser = self.env_base = None      # and its client has nothing more to ask
             self.queue.clear()
             self.unparsed = b""
             if not self.reading:            # to notice the client going away
@@ -617,7 +630,7 @@ class Connection(asyncio.BufferedProtocol):
             if self.closed or self.server.closing:
                 return
             if data:
-                if not self._can_write.wait(self.server.limits.write_timeout):
+                if not self.server.until_writable(self):
                     self._call(self.abort)
                     return
                 self._call(self._write_if_open, chunk(data if isinstance(data, bytes) else data.encode()))
@@ -691,6 +704,11 @@ class _Reserve:
             del self.count[conn.peer]
             self._by_peer.pop(conn.peer, None)
 
+    def compact(self) -> None:
+        """Copy every table to its present size (a table keeps the size of its largest moment)."""
+        self.count = collections.Counter(self.count)
+        self._by_peer = {peer: (dict(fresh), dict(idle)) for peer, (fresh, idle) in self._by_peer.items()}
+
     def victim(self) -> Connection | None:
         """The connection to close for a new one, or None when every connection is busy."""
         best = None
@@ -731,6 +749,8 @@ class HttpServer:
         self.stalled: set[Connection] = set()    # connections whose answers wait past the high-water mark
         self.waiting: set[Connection] = set()    # connections holding input back (full, or over the read budget)
         self.read_held = 0                        # request bytes held, all connections
+        self._writable = threading.Condition()    # pool threads streaming a body wait on it (rare:
+        self._writers = 0                         # one condition for all, not one event per connection)
         self._bulk_running = 0                    # pipelined requests in the pool
         self._bulk_waiting: collections.deque = collections.deque()     # (connection, request) waiting their turn
         self.read_buffer = bytearray(READ_SIZE)
@@ -797,6 +817,22 @@ class HttpServer:
         if self.waiting and self.read_held <= self.limits.read_budget:
             for conn in list(self.waiting):
                 conn._unblock()
+
+    def until_writable(self, conn: Connection) -> bool:
+        """In a pool thread: wait until ``conn`` takes more answers or is gone, at most
+        ``write_timeout``; False: it made no progress for that long."""
+        with self._writable:
+            self._writers += 1
+            try:
+                return self._writable.wait_for(lambda: conn.writing or conn.closed, self.limits.write_timeout)
+            finally:
+                self._writers -= 1
+
+    def wake_writers(self) -> None:
+        """A connection takes answers again (or is gone): the pool threads waiting look again."""
+        if self._writers:
+            with self._writable:
+                self._writable.notify_all()
 
     def run_request(self, conn: Connection, req: _Request) -> None:
         """Run a parsed request in the pool; a pipelined one waits while ``BULK_THREADS`` of them run."""
@@ -889,9 +925,12 @@ class HttpServer:
                 conn.abort()
                 total -= n
         if self.peak_live - len(self.live) >= GIVE_BACK_AFTER:     # a burst of connections is over
-            # what the burst left in cycles (a transport and its protocol) is collected once, now,
-            # not at some later full collection, and the allocator gives the pages back
+            # what the burst left in cycles is collected once, now, not at some later full
+            # collection; the tables sized for the burst are copied to their present size; the
+            # allocator gives the pages back
             self.peak_live = len(self.live)
+            self.connections, self.live = set(self.connections), set(self.live)
+            self.reserve.compact()
             gc.collect()
             memory.give_back()
         self._sweeper = self.loop.call_later(self.sweep_interval, self._sweep)

@@ -215,14 +215,15 @@ class WatchHub:
     def add(self, w: HubWatch) -> None:
         """Register ``w`` (already attached): its head, the ring's events after its cursor, then live."""
         ring = self._ring if w.replays else ()
+        head, w.head = w.head, b""          # (sent once: not kept for the watch's life)
         if w.replays and self._last_rv is not None and w.cursor < self._last_rv:
             oldest = ring[0].rv if ring else self._last_rv + 1
             if oldest > w.cursor + 1:           # the ring has lost events this watch needs
-                w.pending[:] = [w.head, w.expired()]
+                w.pending[:] = [head, w.expired()]
                 w.flush()
                 w.end()
                 return
-        w.pending.append(w.head)
+        w.pending.append(head)
         for event in ring:
             if event.rv > w.cursor and event.res == w.res \
                     and (w.namespace is None or w.namespace == event.namespace) \

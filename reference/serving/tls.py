@@ -18,11 +18,14 @@ READ = 64 * 1024        # plaintext taken out of OpenSSL per read call
 
 
 class TlsSession:
-    __slots__ = ("_in", "_out", "_obj", "ready", "peer_closed")
+    """One connection's TLS. OpenSSL's state for it (some kilobytes) is made when the client's first
+    bytes arrive: a connection that never says anything costs only this small object."""
+
+    __slots__ = ("_context", "_in", "_out", "_obj", "ready", "peer_closed")
 
     def __init__(self, context: ssl.SSLContext) -> None:
-        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
-        self._obj = context.wrap_bio(self._in, self._out, server_side=True)
+        self._context = context
+        self._obj: ssl.SSLObject | None = None
         self.ready = False           # the handshake is done
         self.peer_closed = False     # the client sent close_notify
 
@@ -30,6 +33,9 @@ class TlsSession:
         """Take bytes from the network; returns the plaintext they complete (b"" while the
         handshake goes on). Raises ``ssl.SSLError`` when the client or its certificate fails.
         What must go back (handshake records, alerts, tickets) is then in ``outgoing()``."""
+        if self._obj is None:
+            self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
+            self._obj = self._context.wrap_bio(self._in, self._out, server_side=True)
         self._in.write(data)
         if not self.ready:
             try:
@@ -52,7 +58,7 @@ class TlsSession:
         return b"".join(chunks)
 
     def outgoing(self) -> bytes:
-        return self._out.read()
+        return self._out.read() if self._obj is not None else b""
 
     def encrypt(self, data: bytes) -> bytes:
         """``data`` as TLS records, ready for the socket."""
@@ -68,7 +74,7 @@ class TlsSession:
                 self._obj.unwrap()
             except (ssl.SSLError, ValueError):
                 pass
-        return self._out.read()
+        return self.outgoing()
 
     def peer_certificate(self) -> dict | None:
         """The verified client certificate (``SSLSocket.getpeercert()`` form), or None."""
