@@ -654,6 +654,22 @@ def remember_pods(k32, name):
     k32.notes[f"pods:{name}"] = {p["metadata"]["uid"]: p["metadata"]["name"] for p in pods}
 
 
+@when(step('the Deployment "{name}" ready pods made from its template are remembered'))
+def remember_ready_current_pods(k32, name):
+    """By uid, the pods a scale-down removes last (not-ready pods and stale ones go first)."""
+    tmpl = get_deployment(k32, name)["spec"]["template"]
+    k32.notes[f"pods:{name}"] = {p["metadata"]["uid"]: p["metadata"]["name"] for p in pods_of(k32, name)
+                                 if is_ready(p) and _made_from(p, tmpl)}
+
+
+def _made_from(pod: dict, template: dict) -> bool:
+    try:
+        assert_made_from([pod], template)
+    except AssertionError:
+        return False
+    return True
+
+
 def _remembered(k32, name: str) -> dict:
     want = k32.notes.get(f"pods:{name}")
     assert want is not None, f'the pods of Deployment "{name}" were not remembered in this scenario'

@@ -8,12 +8,18 @@ happen) and the scale subresource's desired count. Compared once the world has s
 rollout is under way on either side (every live pod of a side carries one pod-template-hash and
 the current image): the live pods' count, whether they are made from the template and carry the
 documented tolerations, the Available condition's status, the scale subresource's desired count;
-after a deletion, that no pod is left."""
+after a deletion, that no pod is left.
+
+Three rules start from such a moment and end in a check of their own: a scale-down with the ready
+pods of the current template remembered (they go last), a change outside the template with every
+pod remembered (it replaces none), and a template change followed by one pass (at most one stale
+pod replaced)."""
 
 from __future__ import annotations
 
 import dataclasses
 
+import yaml
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, rule
 
@@ -25,7 +31,7 @@ from kube32.conformance.explore.case import Check
 from kube32.conformance.explore.gherkin import Step, table
 from kube32.conformance.explore.machine import seconds_text
 from kube32.conformance.explore.snapshot import Snapshot, condition, terminating
-from kube32.conformance.steps.deployment import _uid_key
+from kube32.conformance.steps.deployment import _uid_key, is_ready
 from kube32.spec import constants
 
 MAX_DEPLOYMENTS = 2
@@ -37,6 +43,7 @@ class Notes:
     made: list[str] = dataclasses.field(default_factory=list)
     deleted: set = dataclasses.field(default_factory=set)
     images: int = 1
+    bare: dict = dataclasses.field(default_factory=dict)      # the user's pods -> the Deployment whose labels they carry
     changed: dict = dataclasses.field(default_factory=dict)   # Deployment -> when its template last changed
     settled: bool = False
 
@@ -119,6 +126,107 @@ class DeploymentRules:
             text = f'the Deployment "{dep}" gets label "team=t{made.images}"'
         self.apply(Step("When", text), "DEPLOY-GENERATION", {"template": dep} if what != "label" else {})
 
+    @rule(dep=deployments, drop=st.integers(1, 3), mark=st.integers(0, 2))
+    def scale_down_at_rest(self, dep, drop, mark):
+        """Not-ready and stale pods go first: while a side has at least as many of them as pods to
+        remove, every ready pod of the current template stays (``mark`` of them are first marked
+        not ready, which sets no controller to work)."""
+        rest = self._at_rest(dep)
+        idle = rest is not None and not any(current for _, current in rest.sides) and all(p for p, _ in rest.sides)
+        if idle and self.apply(Step("When", f'the Deployment "{dep}" pods are started'), "DEPLOY-SURPLUS-ORDER",
+                               {"pods of": dep}):
+            rest = self._at_rest(dep)
+        if rest is None:
+            return
+        mark = min(mark, *(current - 1 for _, current in rest.sides))
+        if mark > 0:
+            if not self.apply(Step("When", f'the Deployment "{dep}" gets {mark} of its pods marked not ready'),
+                              "DEPLOY-SURPLUS-ORDER", {"pods of": dep}):
+                return
+            rest = _sides(self.case, dep)
+            if rest is None:
+                return
+        keep = rest.replicas - drop
+        if keep < 0 or any(len(pods) - keep > len(pods) - current for pods, current in rest.sides):
+            return
+        self._then_after(dep, f'the Deployment "{dep}" ready pods made from its template are remembered',
+                         _scale_text(dep, keep), "DEPLOY-SURPLUS-ORDER")
+
+    @rule(dep=deployments, how=st.sampled_from(("scale up", "label")))
+    def change_outside_the_template_at_rest(self, dep, how):
+        """Only a template change replaces pods: a scale-up or a label of the Deployment's own
+        replaces none, whatever the pace of a rollout."""
+        rest = self._at_rest(dep, rolled=True)
+        if rest is None or rest.replicas >= 5:
+            return
+        made = notes(self.case)
+        made.images += 1
+        change = (_scale_text(dep, rest.replicas + 1) if how == "scale up"
+                  else f'the Deployment "{dep}" gets label "team=t{made.images}"')
+        self._then_after(dep, f'the Deployment "{dep}" pods are remembered', change, "DEPLOY-ONE-STALE-PER-PASS")
+
+    @rule(dep=deployments)
+    def template_change_then_one_pass(self, dep):
+        """One stale pod replaced per pass: one pass after an image change, all but one of the pods
+        are still of the old image (fewer go where the availability budget holds them back)."""
+        rest = self._at_rest(dep, rolled=True)
+        if rest is None:
+            return
+        counts = {len(pods) for pods, _ in rest.sides}
+        n = counts.pop() if len(counts) == 1 else 0
+        if n < 2:
+            return
+        made = notes(self.case)
+        old = _image(_deployment(Snapshot(self.case.oracle), dep)["spec"]["template"])
+        made.images += 1
+        if not self.apply(Step("When", f'the Deployment "{dep}" image changes to "kube32/app:{made.images}"'),
+                          "DEPLOY-GENERATION", {"template": dep}):
+            return
+        seconds = _interval(self.case)
+        self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), "DEPLOY-ONE-STALE-PER-PASS", {
+            "time": seconds, "then": ("DEPLOY-ONE-STALE-PER-PASS",
+                                      f'the Deployment "{dep}" has at least {n - 1} pods of image "{old}"')})
+
+    @rule(dep=deployments)
+    def delete_the_other_at_rest(self, dep):
+        """Deleting a Deployment deletes its pods only (owner references, not labels): the other
+        Deployment's pods all stay."""
+        made = notes(self.case)
+        others = [d for d in made.made if d != dep and d not in made.deleted]
+        if dep in made.deleted or not others or self._at_rest(others[0]) is None:
+            return
+        other = others[0]
+        self._then_after(other, f'the Deployment "{other}" pods are remembered', f'the Deployment "{dep}" is deleted',
+                         "DEPLOY-GC-ON-DELETE", {"deleted": dep})
+
+    @rule(dep=deployments)
+    def bare_pod(self, dep):
+        """A pod of the user's carrying the Deployment's labels: not counted, not adopted, not
+        deleted with it (only owner references make a pod the Deployment's)."""
+        made = notes(self.case)
+        name = f"bare{len(made.bare) + 1}"
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": {"app": dep}},
+                "spec": {"containers": [{"name": "main", "image": "kube32/app:1"}]}}
+        if self.apply(Step("When", f'I create a pod "{name}" with:', docstring=yaml.safe_dump(body, sort_keys=False)),
+                      "DEPLOY-OWNED-PODS"):
+            made.bare[name] = dep
+
+    def _at_rest(self, dep: str, rolled: bool = False) -> Rest | None:
+        """``_at_rest``, once the world has been let stand still if it was not."""
+        if not notes(self.case).settled:
+            self.settle(3)
+        return _at_rest(self.case, dep, rolled)
+
+    def _then_after(self, dep: str, remember: str, change: str, clause: str, intent: dict | None = None) -> None:
+        """Remember pods, make ``change``, let two passes run, then check the remembered pods are
+        all still there (a world that stays at rest meanwhile: no kubelet write due)."""
+        if not self.apply(Step("When", remember), clause) or not self.apply(Step("When", change), clause, intent):
+            return
+        seconds = 2 * _interval(self.case)
+        self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), clause, {
+            "time": seconds, "quiet": True,
+            "then": (clause, f'the Deployment "{dep}" pods include the remembered ones')})
+
     @rule(dep=deployments, what=st.sampled_from(("pods are started", "loses one pod deleted with grace period 0",
                                                  "gets 1 of its pods started", "gets 1 of its pods marked not ready")))
     def pods(self, dep, what):
@@ -151,7 +259,10 @@ class Deployments(Area):
         return notes(case).settled and shape[0] == shape[1] and bool(shape[0])
 
     def before(self, case, intent):
-        return "time" in intent and case.quiet(intent["time"])
+        """For a clock move: whether it is quiet, and what the pods look like before it."""
+        if "time" not in intent:
+            return None
+        return case.quiet(intent["time"]), _pods_at(case)
 
     def after(self, case, intent, before) -> list[Check]:
         made = notes(case)
@@ -169,7 +280,15 @@ class Deployments(Area):
         mine, theirs = Snapshot(case.oracle), Snapshot(case.target)
         checks = [c for name in made.made if name not in made.deleted
                   for c in [*self._generation(case, name, mine, theirs), *_scale(case, name)]]
-        made.settled = before is True and intent.get("time", 0) >= SETTLE * _interval(case)
+        quiet = before is not None and before[0]
+        if "then" in intent and (quiet or not intent.get("quiet")):
+            case.stats.compared += 1
+            checks.append(Check(intent["then"][0], Step("Then", intent["then"][1])))
+        # at rest: a quiet move of SETTLE intervals over which no pod changed on either side (a side
+        # between a deletion and its replacement is still moving) and with every pod bound (which
+        # pods the nodes' room goes to, where there is not enough, is the scheduler's order)
+        made.settled = quiet and intent.get("time", 0) >= SETTLE * _interval(case) and before[1] == _pods_at(case) \
+            and all(p.get("spec", {}).get("nodeName") for snap in (mine, theirs) for p in snap.pods() if not terminating(p))
         if made.settled:
             for name in made.made:
                 checks += self._settled(case, name, mine, theirs)
@@ -189,20 +308,22 @@ class Deployments(Area):
     @staticmethod
     def _settled(case, name, mine: Snapshot, theirs: Snapshot) -> list[Check]:
         ours, their = _deployment(mine, name), _deployment(theirs, name)
+        checks = [Check("DEPLOY-OWNED-PODS", Step("Then", f'the Deployment "{name}" left pod "{bare}" untouched'))
+                  for bare, owner in notes(case).bare.items() if owner == name and name not in notes(case).deleted
+                  and _untouched(mine, bare) and not _untouched(theirs, bare)]
         if name in notes(case).deleted:
             left = [_pods(snap, {"metadata": {"uid": side.ctx.notes.get(_uid_key(name))}})
                     for snap, side in ((mine, case.oracle), (theirs, case.target))]
             if left[0] or not left[1]:
-                return []
-            return [Check("DEPLOY-GC-ON-DELETE", Step("Then", f'the Deployment "{name}" has no pods left'))]
+                return checks
+            return [*checks, Check("DEPLOY-GC-ON-DELETE", Step("Then", f'the Deployment "{name}" has no pods left'))]
         if ours is None or their is None or not _rolled(mine, ours) or not _rolled(theirs, their, image=False):
-            return []
+            return checks
         # one stale pod a pass, or (another reading) every other pass, and a replacement may come a
         # pass after its stale pod went: a rollout of n pods may take 2n passes
         rollout = (2 * (ours["spec"].get("replicas") or 0) + SETTLE) * _interval(case)
         if name in notes(case).changed and case.now() - notes(case).changed[name] < rollout:
-            return []
-        checks = []
+            return checks
         pods, other = _pods(mine, ours), _pods(theirs, their)
         case.stats.compared += 4
         if len(pods) != len(other):
@@ -212,7 +333,10 @@ class Deployments(Area):
             checks.append(Check("DEPLOY-CREATE-MISSING", Step("Then", f'the Deployment "{name}" pods are made from its template')))
 
         want = condition(ours, "Available") or {}
-        if want and (condition(their, "Available") or {}).get("status") != want.get("status"):
+        # (as many ready pods on both sides: which pods are ready can turn on where each landed, and
+        # placements made while a rollout ran are paced by the implementation)
+        ready = [sum(map(is_ready, side)) for side in (pods, other)]
+        if want and ready[0] == ready[1] and (condition(their, "Available") or {}).get("status") != want.get("status"):
             checks.append(Check("DEPLOY-AVAILABLE-CONDITION", Step(
                 "Then", f'the Deployment "{name}" has condition "Available" "{want.get("status")}" with reason '
                         f'"{want.get("reason")}"')))
@@ -226,6 +350,50 @@ class Deployments(Area):
                     "Then", f'the Deployment "{name}" pods have these tolerations:',
                     table(["key", "operator", "effect", "tolerationSeconds"], [list(r) for r in rows]))))
         return checks
+
+
+@dataclasses.dataclass
+class Rest:
+    replicas: int
+    sides: list[tuple[list[dict], int]]    # per side: its live pods, how many are ready and current
+
+
+def _at_rest(case, dep: str, rolled: bool = False) -> Rest | None:
+    """The Deployment's pods on both sides at a moment the world stands still (``rolled``: and no
+    rollout under way on either side), or None."""
+    made = notes(case)
+    if not made.settled or dep in made.deleted:
+        return None
+    return _sides(case, dep, rolled)
+
+
+def _sides(case, dep: str, rolled: bool = False) -> Rest | None:
+    replicas, sides = set(), []
+    for snap in (Snapshot(case.oracle), Snapshot(case.target)):
+        d = _deployment(snap, dep)
+        if d is None or (rolled and not _rolled(snap, d)):
+            return None
+        pods, template = _pods(snap, d), d["spec"]["template"]
+        replicas.add(d["spec"].get("replicas", 1))
+        sides.append((pods, sum(1 for p in pods if is_ready(p) and made_from(template)(p))))
+    return Rest(replicas.pop(), sides) if len(replicas) == 1 else None
+
+
+def _pods_at(case) -> tuple:
+    """Each side's live pods: which, where, in what phase, ready or not."""
+    return tuple(frozenset((p["metadata"]["uid"], (p.get("spec") or {}).get("nodeName"), (p.get("status") or {}).get("phase"),
+                            is_ready(p)) for p in Snapshot(side).pods() if not terminating(p))
+                 for side in (case.oracle, case.target))
+
+
+def _untouched(snap: Snapshot, name: str) -> bool:
+    """The user's pod is there, not terminating, with no owner reference."""
+    pod = snap.pod(name)
+    return pod is not None and not terminating(pod) and not pod["metadata"].get("ownerReferences")
+
+
+def _scale_text(dep: str, replicas: int) -> str:
+    return f'the Deployment "{dep}" is scaled to {replicas} replica{"" if replicas == 1 else "s"}'
 
 
 def _scale(case, name: str) -> list[Check]:
