@@ -161,6 +161,17 @@ def ds_follow_rollout(k32, name, seconds):
     sample: nodes without a ready pod, when each node's original pod was taken away, and whether a
     live pod ever stood next to a terminating one on a node. Stops once every node runs a ready pod
     of the new template."""
+    _follow(k32, name, float(seconds), until_done=True)
+
+
+@when(parsers.re(r'the DaemonSet "(?P<name>[^"]+)" rollout is followed for (?P<seconds>\d+(?:\.\d+)?) seconds'))
+def ds_follow_rollout_for(k32, name, seconds):
+    """The same for exactly that long, whenever the rollout ends (the time then stands where any
+    target's would: ``explore`` runs one scenario on two at once)."""
+    _follow(k32, name, float(seconds), until_done=False)
+
+
+def _follow(k32, name: str, seconds: float, until_done: bool) -> None:
     for kubelet in k32.kubelets.values():
         kubelet.auto_start = True
     old = notes(k32, "ds-old-hash").get(name, set())
@@ -190,7 +201,7 @@ def ds_follow_rollout(k32, name, seconds):
             if not (len(here) == 1 and live and ready(live[0]) and pod_hash(live[0]) not in old):
                 done = False
         record["unavailable"].append(unavailable)
-        if done or elapsed >= float(seconds):
+        if (done and until_done) or elapsed >= seconds:
             record["done"] = done
             break
         k32.timeline.advance(step_len)

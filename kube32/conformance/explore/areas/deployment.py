@@ -10,10 +10,16 @@ the current image): the live pods' count, whether they are made from the templat
 documented tolerations, the Available condition's status, the scale subresource's desired count;
 after a deletion, that no pod is left.
 
-Three rules start from such a moment and end in a check of their own: a scale-down with the ready
-pods of the current template remembered (they go last), a change outside the template with every
-pod remembered (it replaces none), and a template change followed by one pass (at most one stale
-pod replaced)."""
+At rest also means every pod bound on both sides (which pods the nodes' room goes to, where there is
+not enough, is the scheduler's order); a Deployment whose template ever changed is compared only
+when, besides, no pod changed on either side over the move (a side between a stale pod's deletion
+and its replacement looks rolled). Available is compared where both sides have as many ready pods.
+
+Rules that start from such a moment and end in a check of their own: a scale-down with the ready
+pods of the current template remembered (they go last) and, with no rollout under way, the count
+two passes later; a change outside the template with every pod remembered (it replaces none); a
+template change followed by one pass (at most one stale pod replaced); another Deployment's
+deletion (this one's pods stay); the user's own pod with the Deployment's labels (never adopted)."""
 
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ class Notes:
     bare: dict = dataclasses.field(default_factory=dict)      # the user's pods -> the Deployment whose labels they carry
     changed: dict = dataclasses.field(default_factory=dict)   # Deployment -> when its template last changed
     settled: bool = False
+    still: bool = False        # and no pod changed on either side over that move
 
 
 def notes(case) -> Notes:
@@ -133,7 +140,7 @@ class DeploymentRules:
         not ready, which sets no controller to work)."""
         rest = self._at_rest(dep)
         idle = rest is not None and not any(current for _, current in rest.sides) and all(p for p, _ in rest.sides)
-        if idle and self.apply(Step("When", f'the Deployment "{dep}" pods are started'), "DEPLOY-SURPLUS-ORDER",
+        if idle and self.apply(Step("When", f'the Deployment "{dep}" gets 1 of its pods started'), "DEPLOY-SURPLUS-ORDER",
                                {"pods of": dep}):
             rest = self._at_rest(dep)
         if rest is None:
@@ -147,10 +154,18 @@ class DeploymentRules:
             if rest is None:
                 return
         keep = rest.replicas - drop
-        if keep < 0 or any(len(pods) - keep > len(pods) - current for pods, current in rest.sides):
+        if keep < 0:
             return
-        self._then_after(dep, f'the Deployment "{dep}" ready pods made from its template are remembered',
-                         _scale_text(dep, keep), "DEPLOY-SURPLUS-ORDER")
+        # with no rollout under way on either side, every surplus pod goes in the one pass
+        rolled = all(_rolled(snap, _deployment(snap, dep)) for snap in (Snapshot(self.case.oracle), Snapshot(self.case.target)))
+        count = [("DEPLOY-DELETE-SURPLUS", f'the Deployment "{dep}" has {keep} pod{"" if keep == 1 else "s"}')] if rolled else []
+        if all(len(pods) - keep <= len(pods) - current for pods, current in rest.sides):
+            self._then_after(dep, f'the Deployment "{dep}" ready pods made from its template are remembered',
+                             _scale_text(dep, keep), "DEPLOY-SURPLUS-ORDER", also=tuple(count))
+        elif count and self.apply(Step("When", _scale_text(dep, keep)), "DEPLOY-DELETE-SURPLUS"):
+            seconds = 2 * _interval(self.case)
+            self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), "DEPLOY-DELETE-SURPLUS",
+                       {"time": seconds, "quiet": True, "then": count})
 
     @rule(dep=deployments, how=st.sampled_from(("scale up", "label")))
     def change_outside_the_template_at_rest(self, dep, how):
@@ -184,8 +199,8 @@ class DeploymentRules:
             return
         seconds = _interval(self.case)
         self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), "DEPLOY-ONE-STALE-PER-PASS", {
-            "time": seconds, "then": ("DEPLOY-ONE-STALE-PER-PASS",
-                                      f'the Deployment "{dep}" has at least {n - 1} pods of image "{old}"')})
+            "time": seconds, "then": [("DEPLOY-ONE-STALE-PER-PASS",
+                                       f'the Deployment "{dep}" has at least {n - 1} pods of image "{old}"')]})
 
     @rule(dep=deployments)
     def delete_the_other_at_rest(self, dep):
@@ -217,15 +232,17 @@ class DeploymentRules:
             self.settle(3)
         return _at_rest(self.case, dep, rolled)
 
-    def _then_after(self, dep: str, remember: str, change: str, clause: str, intent: dict | None = None) -> None:
+    def _then_after(self, dep: str, remember: str, change: str, clause: str, intent: dict | None = None,
+                    also: tuple = ()) -> None:
         """Remember pods, make ``change``, let two passes run, then check the remembered pods are
-        all still there (a world that stays at rest meanwhile: no kubelet write due)."""
+        all still there (a world that stays at rest meanwhile: no kubelet write due), and ``also``
+        ((clause, Then text) pairs)."""
         if not self.apply(Step("When", remember), clause) or not self.apply(Step("When", change), clause, intent):
             return
         seconds = 2 * _interval(self.case)
         self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), clause, {
             "time": seconds, "quiet": True,
-            "then": (clause, f'the Deployment "{dep}" pods include the remembered ones')})
+            "then": [(clause, f'the Deployment "{dep}" pods include the remembered ones'), *also]})
 
     @rule(dep=deployments, what=st.sampled_from(("pods are started", "loses one pod deleted with grace period 0",
                                                  "gets 1 of its pods started", "gets 1 of its pods marked not ready")))
@@ -282,13 +299,13 @@ class Deployments(Area):
                   for c in [*self._generation(case, name, mine, theirs), *_scale(case, name)]]
         quiet = before is not None and before[0]
         if "then" in intent and (quiet or not intent.get("quiet")):
-            case.stats.compared += 1
-            checks.append(Check(intent["then"][0], Step("Then", intent["then"][1])))
-        # at rest: a quiet move of SETTLE intervals over which no pod changed on either side (a side
-        # between a deletion and its replacement is still moving) and with every pod bound (which
-        # pods the nodes' room goes to, where there is not enough, is the scheduler's order)
-        made.settled = quiet and intent.get("time", 0) >= SETTLE * _interval(case) and before[1] == _pods_at(case) \
+            case.stats.compared += len(intent["then"])
+            checks += [Check(clause, Step("Then", text)) for clause, text in intent["then"]]
+        # at rest: a quiet move of SETTLE intervals with every pod bound (which pods the nodes' room
+        # goes to, where there is not enough, is the scheduler's order)
+        made.settled = quiet and intent.get("time", 0) >= SETTLE * _interval(case) \
             and all(p.get("spec", {}).get("nodeName") for snap in (mine, theirs) for p in snap.pods() if not terminating(p))
+        made.still = made.settled and before[1] == _pods_at(case)
         if made.settled:
             for name in made.made:
                 checks += self._settled(case, name, mine, theirs)
@@ -322,8 +339,8 @@ class Deployments(Area):
         # one stale pod a pass, or (another reading) every other pass, and a replacement may come a
         # pass after its stale pod went: a rollout of n pods may take 2n passes
         rollout = (2 * (ours["spec"].get("replicas") or 0) + SETTLE) * _interval(case)
-        if name in notes(case).changed and case.now() - notes(case).changed[name] < rollout:
-            return checks
+        if name in notes(case).changed and (case.now() - notes(case).changed[name] < rollout or not notes(case).still):
+            return checks       # (a side between a stale pod's deletion and its replacement looks rolled)
         pods, other = _pods(mine, ours), _pods(theirs, their)
         case.stats.compared += 4
         if len(pods) != len(other):

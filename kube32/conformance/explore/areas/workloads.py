@@ -32,6 +32,7 @@ from kube32.spec.constants import HOSTNAME_LABEL
 MAX_NODES = 3
 MAX_JOBS = 2
 MAX_DAEMONSETS = 1
+ROLLOUT = 40.0                  # seconds a DaemonSet's rollout is followed (three nodes take about 15)
 SETTLE = 2.5                    # workload intervals a clock move must last before the sides are compared
 ROLE = "role"
 FAMILY = "workloads"
@@ -175,6 +176,33 @@ class WorkloadsRules:
             self.apply(Step("When", f'the DaemonSet "{ds}" pod on node "{names[node % len(names)]}" {what}'),
                        "DS-ONE-POD-PER-NODE", {"pods of": ("DaemonSet", ds)})
 
+    @rule(strategy=st.sampled_from(("RollingUpdate", "default", "2", "OnDelete")), unready=st.integers(0, 2),
+          slow=st.booleans())
+    def daemonset_rollout(self, strategy, unready, slow):
+        """From a world at rest with every node healthy: a DaemonSet of its own, its pods running and
+        ready, ``unready`` of them then not ready (the last by name: the name order is a reading of
+        ours), the first node's kubelet ``slow`` to let terminating pods go, its template changed and
+        its rollout followed;
+        then what the document says of the rollout (node by node within maxUnavailable, defaulting
+        to 1, not-ready pods first, a replacement only once the old pod has left its node; under
+        OnDelete, nothing replaced)."""
+        made, nodes = notes(self.case), sorted(fleet.notes(self.case).nodes)
+        name = "r1"
+        if not made.settled or name in made.daemonsets or len(nodes) < 2 or JOB_COUNTS in self.case.diverged:
+            return
+        create = (f'the DaemonSet "{name}" is created with update strategy "{strategy}"' if strategy in ("RollingUpdate", "OnDelete")
+                  else f'the DaemonSet "{name}" is created with maxUnavailable "{strategy}"')
+        unready_on = nodes[-unready:] if 0 < unready < len(nodes) else []
+        steps = [Step("Given", create), Step("Given", f'the DaemonSet "{name}" pods are running and ready'),
+                 *(Step("When", f'the DaemonSet "{name}" pod on node "{n}" becomes not ready') for n in unready_on),
+                 *([Step("Given", f'the DaemonSet "{name}" pod on node "{nodes[0]}" will be slow to terminate')] if slow else []),
+                 Step("When", f'the DaemonSet "{name}" template changes to image "kube32/app:2"')]
+        for i, step in enumerate(steps):
+            if not self.apply(step, "DS-ROLLING-NODE-BY-NODE", {"daemonset": name} if i == 0 else {}):
+                return
+        self.apply(Step("When", f'the DaemonSet "{name}" rollout is followed for {ROLLOUT:g} seconds'),
+                   "DS-ROLLING-NODE-BY-NODE", {"rollout": (name, strategy, unready_on, nodes)})
+
     @rule(kind=st.sampled_from(("Job", "DaemonSet")), pick=st.integers(0, 1))
     def delete_owner(self, kind, pick):
         made = notes(self.case)
@@ -220,6 +248,8 @@ class Workloads(Area):
         if "daemonset" in intent:
             made.daemonsets.append(intent["daemonset"])
             return self._accepted(case, "DaemonSet", intent["daemonset"])
+        if "rollout" in intent:
+            return _rollout_checks(*intent["rollout"])
         if "deleted" in intent:
             made.deleted.add(intent["deleted"])
             kind = _kind(intent["deleted"])
@@ -339,6 +369,26 @@ class Workloads(Area):
                 checks.append(Check("NODE-DAEMONSET-TOLERATIONS", Step(
                     "Then", f'the DaemonSet "{ds}" pod on node "{node}" tolerates "{key}:{effect}" without a time limit')))
         return checks
+
+
+def _rollout_checks(name: str, strategy: str, unready: list[str], nodes: list[str]) -> list[Check]:
+    """What the document says of a rollout followed from rest (``unready``: the nodes whose pods
+    were not ready when the template changed)."""
+    if strategy == "OnDelete":
+        return [Check("DS-ONDELETE", Step("Then", f'the DaemonSet "{name}" keeps the same pod on node "{n}"'))
+                for n in nodes]
+    budget = max(2 if strategy == "2" else 1, len(unready))     # not-ready pods go whatever the budget
+    checks = [Check("DS-ROLLING-NODE-BY-NODE", Step("Then", f'the DaemonSet "{name}" rollout completed')),
+              Check("DS-ROLLING-MAX-UNAVAILABLE", Step(
+                  "Then", f'the DaemonSet "{name}" rollout never had more than {budget} node{"" if budget == 1 else "s"} '
+                          f'without a ready pod')),
+              Check("DS-ROLLING-WAIT-TERMINATING",
+                    Step("Then", f'the DaemonSet "{name}" rollout never started a pod next to a terminating one'))]
+    if len(unready) == 1:
+        rest = ", ".join(n for n in nodes if n not in unready)
+        checks.append(Check("DS-ROLLING-NOT-READY-FIRST", Step(
+            "Then", f'the DaemonSet "{name}" rollout replaced node "{unready[0]}" first, then nodes in order "{rest}"')))
+    return checks
 
 
 def _meant(pod: dict) -> str | None:
