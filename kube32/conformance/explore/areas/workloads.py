@@ -154,6 +154,32 @@ class WorkloadsRules:
         self.apply(Step("When", text), "JOB-BACKOFF-LIMIT" if "fail" in what else "JOB-RUN-TO-COMPLETIONS",
                    {"pods of": ("Job", job)})
 
+    @rule(backoff=st.sampled_from(("unset", "0", "1")), parallelism=st.sampled_from(("1", "2")),
+          story=st.sampled_from(("up to the limit", "past the limit", "restarts")))
+    def job_story(self, backoff, parallelism, story):
+        """A Job of its own from rest: its pods fail one after another up to its backoffLimit
+        (defaulting to 6) or one past it, or (under OnFailure) its containers restart in place,
+        which are not failures; then the world is let stand still, and compared."""
+        made = notes(self.case)
+        if len(made.jobs) >= MAX_JOBS or not made.settled or JOB_COUNTS in self.case.diverged:
+            return
+        name = f"j{len(made.jobs) + 1}"
+        fields = {"completions": "3", "parallelism": parallelism, "backoffLimit": backoff,
+                  "restartPolicy": "OnFailure" if story == "restarts" else "Never"}
+        if not self.apply(Step("When", f'the Job "{name}" is created with:', table(list(fields), [list(fields.values())])),
+                          "JOB-RUN-TO-COMPLETIONS", {"job": name}):
+            return
+        self.settle(3)
+        failures = (6 if backoff == "unset" else int(backoff)) + (story == "past the limit")
+        if story == "restarts":
+            text = f'the Job "{name}" pod containers restart 2 times'
+        elif failures:
+            text = f'the Job "{name}" has {failures} pod{"" if failures == 1 else "s"} fail one after another'
+        else:
+            return
+        if self.apply(Step("When", text), "JOB-BACKOFF-LIMIT", {"pods of": ("Job", name)}):
+            self.settle(3)
+
     @rule(target=daemonsets, selected=st.booleans(), policy=st.sampled_from((None, None, None, None, "Always", "OnFailure", "Never")))
     def create_daemonset(self, selected, policy):
         made = notes(self.case)
