@@ -157,17 +157,60 @@ class SchedulerRules(fleet.FleetRules):
         """A pod asking for all of one resource a Ready node has (its only request): bound, it stays
         Pending until its kubelet starts it, and a second pod after the same resource (another rule:
         one "like" it) fits only where the first one is not counted."""
+        figure = self._figure(pick)
+        if figure is None:
+            return multiple()
+        return self._create({"form": "requesting", "resources": dict([figure]), "selector": {}, "hints": []}, None)
+
+    @rule(target=pods, pick=st.integers(0, 15), spelling=st.integers(0, 7), over=st.booleans())
+    def create_pod_at_the_edge_of_one_resource(self, pick, spelling, over):
+        """A pod asking for exactly what a node has of one resource written another way (``12Ki``
+        as ``12288``, ``12.288k`` or ``12288000m``), or half a byte more: whether it fits there
+        turns on reading the suffixes and the fraction exactly."""
+        figure = self._figure(pick, counted=(constants.MEMORY, *constants.PSRAM_RESOURCES))
+        if figure is None:
+            return multiple()
+        name, text = figure
+        units = fleet._bytes(text)
+        if units != int(units) or units <= 0:
+            return multiple()
+        ways = [w for w in values.spellings(int(units)) if w != text]
+        asked = f"{int(units)}.5" if over else ways[spelling % len(ways)]
+        return self._create({"form": "requesting", "resources": {name: asked}, "selector": {}, "hints": []}, None)
+
+    @rule(target=pods, pick=st.integers(0, 15),
+          then=st.sampled_from(("pending", "pending", "started", "restarted", "labelled")))
+    def occupy_then_ask(self, pick, then):
+        """A pod taking all of one resource of a node, left Pending or started (then its container
+        restarting, or the pod written after the node's last report), then a second pod after the
+        same amount: whether it fits there turns on whether the first one counts (a Pending pod, one
+        waiting to restart and one written after the node's report count; a running one does not)."""
+        first = self.create_pod_taking_all_of_one_resource(pick)
+        got = Snapshot(self.case.oracle).pod(first) if isinstance(first, str) else None
+        node = node_name(got)
+        if got is None:
+            return multiple()
+        if then != "pending":
+            if node is None or not fleet.notes(self.case).nodes.get(node, fleet.NodeNote("")).status:
+                return multiple()
+            self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{first}"'),
+                       "SCHED-ACCOUNT-RUNNING-NOT-SUBTRACTED")
+            if then == "restarted":
+                self.apply(Step("When", f'the container of pod "{first}" restarts'),
+                           "SCHED-ACCOUNT-WAITING-RESTART-SUBTRACTED")
+            elif then == "labelled":
+                self.apply(Step("When", f'I label pod "{first}" with "release=b"'), "SCHED-ACCOUNT-MODIFIED-AFTER-STATUS")
+        return self.create_pod_after_one_resource(first, 0)
+
+    def _figure(self, pick: int, counted: tuple = COUNTED) -> tuple[str, str] | None:
+        """One (resource, figure) a node has of a resource in ``counted``, not zero."""
         taken = []
         for node in Snapshot(self.case.oracle).nodes():
             status = node.get("status") or {}
             figures = status.get("allocatable") or status.get("capacity") or {}
             taken += [(name, text) for name, text in sorted(figures.items())
-                      if name in COUNTED and text not in ("0", "0Ki", "")]
-        if not taken:
-            return multiple()
-        name, text = taken[pick % len(taken)]
-        shape = {"form": "requesting", "resources": {name: text}, "selector": {}, "hints": []}
-        return self._create(shape, None)
+                      if name in counted and text not in ("0", "0Ki", "")]
+        return taken[pick % len(taken)] if taken else None
 
     def _create(self, shape: dict, node: str | None):
         notes = fleet.notes(self.case)
