@@ -162,6 +162,15 @@ class SchedulerRules(fleet.FleetRules):
             return multiple()
         return self._create({"form": "requesting", "resources": dict([figure]), "selector": {}, "hints": []}, None)
 
+    @rule(target=pods, hints=st.lists(st.sampled_from(("toleration", "affinity", "topology")), min_size=1,
+                                      max_size=3, unique=True))
+    def create_pod_with_ignored_hints(self, hints):
+        """A small pod whose only other say in its placement is what the scheduler ignores (a
+        toleration, required node affinity, a topology spread constraint): it binds as a plain pod
+        would."""
+        return self._create({"form": "with", "resources": {constants.MEMORY: "1Ki"}, "selector": {}, "hints": hints},
+                            None)
+
     @rule(target=pods, pick=st.integers(0, 15), spelling=st.integers(0, 7), over=st.booleans())
     def create_pod_at_the_edge_of_one_resource(self, pick, spelling, over):
         """A pod asking for exactly what a node has of one resource written another way (``12Ki``
