@@ -157,8 +157,8 @@ class DeploymentRules:
         if keep < 0:
             return
         # with no rollout under way on either side, every surplus pod goes in the one pass
-        rolled = all(_rolled(snap, _deployment(snap, dep)) for snap in (Snapshot(self.case.oracle), Snapshot(self.case.target)))
-        count = [("DEPLOY-DELETE-SURPLUS", f'the Deployment "{dep}" has {keep} pod{"" if keep == 1 else "s"}')] if rolled else []
+        count = [("DEPLOY-DELETE-SURPLUS", f'the Deployment "{dep}" has {keep} pod{"" if keep == 1 else "s"}')] \
+            if rest.rolled else []
         if all(len(pods) - keep <= len(pods) - current for pods, current in rest.sides):
             self._then_after(dep, f'the Deployment "{dep}" ready pods made from its template are remembered',
                              _scale_text(dep, keep), "DEPLOY-SURPLUS-ORDER", also=tuple(count))
@@ -276,10 +276,12 @@ class Deployments(Area):
         return notes(case).settled and shape[0] == shape[1] and bool(shape[0])
 
     def before(self, case, intent):
-        """For a clock move: whether it is quiet, and what the pods look like before it."""
+        """For a clock move: whether it is quiet, and (for one long enough to settle) what the pods
+        look like before it."""
         if "time" not in intent:
             return None
-        return case.quiet(intent["time"]), _pods_at(case)
+        settles = intent["time"] >= SETTLE * _interval(case)
+        return case.quiet(intent["time"]), _pods_at(Snapshot(case.oracle), Snapshot(case.target)) if settles else None
 
     def after(self, case, intent, before) -> list[Check]:
         made = notes(case)
@@ -305,7 +307,7 @@ class Deployments(Area):
         # goes to, where there is not enough, is the scheduler's order)
         made.settled = quiet and intent.get("time", 0) >= SETTLE * _interval(case) \
             and all(p.get("spec", {}).get("nodeName") for snap in (mine, theirs) for p in snap.pods() if not terminating(p))
-        made.still = made.settled and before[1] == _pods_at(case)
+        made.still = made.settled and before[1] == _pods_at(mine, theirs)
         if made.settled:
             for name in made.made:
                 checks += self._settled(case, name, mine, theirs)
@@ -373,6 +375,7 @@ class Deployments(Area):
 class Rest:
     replicas: int
     sides: list[tuple[list[dict], int]]    # per side: its live pods, how many are ready and current
+    rolled: bool                           # no rollout under way on either side
 
 
 def _at_rest(case, dep: str, rolled: bool = False) -> Rest | None:
@@ -381,26 +384,29 @@ def _at_rest(case, dep: str, rolled: bool = False) -> Rest | None:
     made = notes(case)
     if not made.settled or dep in made.deleted:
         return None
-    return _sides(case, dep, rolled)
+    rest = _sides(case, dep)
+    return None if rest is None or (rolled and not rest.rolled) else rest
 
 
-def _sides(case, dep: str, rolled: bool = False) -> Rest | None:
-    replicas, sides = set(), []
+def _sides(case, dep: str) -> Rest | None:
+    """The Deployment's pods on both sides (None: it is missing on one, or the replicas differ)."""
+    replicas, sides, rolled = set(), [], True
     for snap in (Snapshot(case.oracle), Snapshot(case.target)):
         d = _deployment(snap, dep)
-        if d is None or (rolled and not _rolled(snap, d)):
+        if d is None:
             return None
         pods, template = _pods(snap, d), d["spec"]["template"]
         replicas.add(d["spec"].get("replicas", 1))
         sides.append((pods, sum(1 for p in pods if is_ready(p) and made_from(template)(p))))
-    return Rest(replicas.pop(), sides) if len(replicas) == 1 else None
+        rolled = rolled and _rolled(snap, d)
+    return Rest(replicas.pop(), sides, rolled) if len(replicas) == 1 else None
 
 
-def _pods_at(case) -> tuple:
+def _pods_at(*snaps: Snapshot) -> tuple:
     """Each side's live pods: which, where, in what phase, ready or not."""
     return tuple(frozenset((p["metadata"]["uid"], (p.get("spec") or {}).get("nodeName"), (p.get("status") or {}).get("phase"),
-                            is_ready(p)) for p in Snapshot(side).pods() if not terminating(p))
-                 for side in (case.oracle, case.target))
+                            is_ready(p)) for p in snap.pods() if not terminating(p))
+                 for snap in snaps)
 
 
 def _untouched(snap: Snapshot, name: str) -> bool:

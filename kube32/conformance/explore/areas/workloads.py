@@ -138,8 +138,7 @@ class WorkloadsRules:
         if len(made.jobs) >= MAX_JOBS or not fleet.notes(self.case).nodes:
             return multiple()
         name = f"j{len(made.jobs) + 1}"
-        if not self.apply(Step("When", f'the Job "{name}" is created with:', table(list(fields), [list(fields.values())])),
-                          "JOB-RUN-TO-COMPLETIONS", {"job": name}):
+        if not self.apply(_job_created(name, fields), "JOB-RUN-TO-COMPLETIONS", {"job": name}):
             return multiple()
         return name
 
@@ -166,8 +165,7 @@ class WorkloadsRules:
         name = f"j{len(made.jobs) + 1}"
         fields = {"completions": "3", "parallelism": parallelism, "backoffLimit": backoff,
                   "restartPolicy": "OnFailure" if story == "restarts" else "Never"}
-        if not self.apply(Step("When", f'the Job "{name}" is created with:', table(list(fields), [list(fields.values())])),
-                          "JOB-RUN-TO-COMPLETIONS", {"job": name}):
+        if not self.apply(_job_created(name, fields), "JOB-RUN-TO-COMPLETIONS", {"job": name}):
             return
         self.settle(3)
         failures = (6 if backoff == "unset" else int(backoff)) + (story == "past the limit")
@@ -208,8 +206,7 @@ class WorkloadsRules:
         """From a world at rest with every node healthy: a DaemonSet of its own, its pods running and
         ready, ``unready`` of them then not ready (the last by name: the name order is a reading of
         ours), the first node's kubelet ``slow`` to let terminating pods go, its template changed and
-        its rollout followed;
-        then what the document says of the rollout (node by node within maxUnavailable, defaulting
+        its rollout followed; then what the document says of the rollout (node by node within maxUnavailable, defaulting
         to 1, not-ready pods first, a replacement only once the old pod has left its node; under
         OnDelete, nothing replaced)."""
         made, nodes = notes(self.case), sorted(fleet.notes(self.case).nodes)
@@ -395,6 +392,10 @@ class Workloads(Area):
                 checks.append(Check("NODE-DAEMONSET-TOLERATIONS", Step(
                     "Then", f'the DaemonSet "{ds}" pod on node "{node}" tolerates "{key}:{effect}" without a time limit')))
         return checks
+
+
+def _job_created(name: str, fields: dict[str, str]) -> Step:
+    return Step("When", f'the Job "{name}" is created with:', table(list(fields), [list(fields.values())]))
 
 
 def _rollout_checks(name: str, strategy: str, unready: list[str], nodes: list[str]) -> list[Check]:
