@@ -63,6 +63,9 @@ TOLERATIONS = {
     "not-ready": [{"key": NOT_READY, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10}],
     "noschedule": [{"key": UNREACHABLE, "operator": "Exists", "effect": "NoSchedule"}],
     "other-key": [{"key": "dedicated", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 3}],
+    # for another value: matches nothing, yet (upstream's reading of "already tolerates") keeps the
+    # default toleration away, so the pod is evicted as soon as the taint is there
+    "other-value": [{"key": UNREACHABLE, "operator": "Equal", "value": "other", "effect": "NoExecute"}],
 }
 
 
@@ -195,6 +198,8 @@ def doc_seconds(timing: Timing, kind: str) -> float | None | str:
     tolerations, else the default one admission adds (--eviction-timeout, 300 s by default)."""
     own = TOLERATIONS[kind]
     taint = {"key": UNREACHABLE, "effect": "NoExecute", "value": ""}
+    if kind == "other-value":
+        return 0.0           # (a side that adds the default all the same leaves the pod open)
     return effective_seconds(own) if any(matches(t, taint) for t in own) else timing.eviction
 
 
@@ -266,6 +271,13 @@ def _has_pods(self) -> bool:
     return bool(notes(self.case).pods)
 
 
+def _tainted(self) -> list[str]:
+    """Silent nodes whose NoExecute taint both sides were seen to write (at a moment the document decides)."""
+    life, timing = notes(self.case), Timing(self.case)
+    return sorted(n.name for n in life.nodes.values() if n.silent and len(n.episodes[-1].added) == 2
+                  and not n.episodes[-1].open and not timing.noexecute_open)
+
+
 def _ahead(self) -> bool:
     return self.case.manual and bool(AREA.upcoming(self.case))
 
@@ -274,19 +286,28 @@ class LifecycleRules:
     """Each rule picks among the nodes and pods it can act on (so few steps are wasted)."""
 
     @precondition(lambda self: not notes(self.case).nodes and notes(self.case).flags is None)
-    @rule(which=st.sampled_from(("eviction timeout", "not-ready timeout")))
-    def timeouts(self, which):
-        """The simulator's --eviction-timeout or --not-ready-timeout, set another way."""
-        self.apply(Step("Given", f"the control plane runs with an {which} other than the default"
-                        if which[0] == "e" else f"the control plane runs with a {which} other than the default"),
-                   "NODE-SIMULATOR-TIMEOUT-FLAGS", {"flags": which})
+    @rule(which=st.sampled_from(("eviction timeout", "not-ready timeout")), story=st.booleans())
+    def timeouts(self, which, story):
+        """The simulator's --eviction-timeout or --not-ready-timeout, set another way; then (the
+        first step of an example is too rare a place to leave the rest to chance) a node whose
+        timeout that is and a pod with the default tolerations, followed to their end."""
+        if not self.apply(Step("Given", f"the control plane runs with {'an' if which[0] == 'e' else 'a'} {which} other "
+                                        "than the default"), "NODE-SIMULATOR-TIMEOUT-FLAGS", {"flags": which}):
+            return
+        if story and self.case.manual:
+            node = self._register("none" if which[0] == "n" else "kubelet")
+            if node is not None:
+                self._silence_story(node, "none")
 
     @precondition(lambda self: len(notes(self.case).nodes) < MAX_NODES)
     @rule(lease=st.sampled_from(("kubelet", "kubelet", *LEASES, "none")))
     def register_node(self, lease):
+        self._register(lease)
+
+    def _register(self, lease) -> str | None:
         life = notes(self.case)
         if len(life.nodes) >= MAX_NODES:
-            return
+            return None
         name = life.next_node()
         if lease == "kubelet":
             step = Step("Given", "these Ready nodes:", table(["name", "memory"], [[name, "200Ki"]]))
@@ -294,7 +315,7 @@ class LifecycleRules:
             step = Step("Given", f'a Ready node "{name}" whose lease declares no duration')
         else:
             step = Step("Given", f'a Ready node "{name}" whose lease declares {lease} seconds')
-        self.apply(step, "NODE-NOTREADY-AT-LEASE-DURATION", {"lifecycle_node": (name, lease)})
+        return name if self.apply(step, "NODE-NOTREADY-AT-LEASE-DURATION", {"lifecycle_node": (name, lease)}) else None
 
     @precondition(_renewing)
     @rule(how=st.sampled_from(("last", "last", "stop")), data=st.data())
@@ -329,6 +350,10 @@ class LifecycleRules:
         if not self.apply(Step("When", f'I create a pod "{name}" with:', docstring=body),
                           "NODE-DEFAULT-TOLERATIONS", {"lifecycle_pod": (name, node, kind)}):
             return None
+        if kind == "other-value" and not notes(self.case).pods[name].open:
+            # (the replayed scenario says so: a target of the other reading cannot run it)
+            self.apply(Step("When", f'pod "{name}" has no toleration matching "{NOEXECUTE}"'),
+                       "NODE-EVICT-NO-TOLERATION", {})
         if start:
             self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{name}"'),
                        "NODE-EVICT-AT-TOLERATION-EXPIRY", {"started": name})
@@ -349,6 +374,63 @@ class LifecycleRules:
             self.apply(Step("When", f'pod "{name}" {finish}'), "NODE-LEAVES-FINISHED-PODS", {"finished": name})
         self.apply(Step("When", f'node "{node}" renews its lease for the last time'), "NODE-NOTREADY-AT-LEASE-DURATION",
                    {"silence": node})
+
+    @precondition(lambda self: self.case.manual and _renewing(self) and len(notes(self.case).pods) < MAX_PODS)
+    @rule(kind=st.sampled_from(("none", "zero", "negative", "one", "short", "forever", "other-value", "noschedule")),
+          data=st.data())
+    def eviction_story(self, kind, data):
+        """A running pod's whole story in one go: the node's last renewal, its lapse and the NoExecute
+        taint surely there, then just before the pod's time runs out, past its eviction's window, a
+        pass later (its status) and the NoExecute delay later (its event); an unlimited toleration
+        is followed past the default's end."""
+        life = notes(self.case)
+        self._silence_story(data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent))), kind)
+
+    def _silence_story(self, node: str, kind: str) -> None:
+        life = notes(self.case)
+        name = self._pod_on(node, kind, start=True)
+        if name is None or not self.apply(Step("When", f'node "{node}" renews its lease for the last time'),
+                                          "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node}):
+            return
+        timing, life_node = Timing(self.case), life.nodes[node]
+        lapse = timing.threshold(life_node, life_node.episodes[-1])
+        self._advance_to(lapse + timing.interval + 0.01)
+        self._advance_to(lapse + timing.delay + timing.interval + 0.01)
+        self._follow_eviction(life.pods[name], lapse + timing.delay)
+
+    @precondition(lambda self: self.case.manual and len(notes(self.case).pods) < MAX_PODS and bool(_tainted(self)))
+    @rule(kind=st.sampled_from(("short", "medium")), age=st.sampled_from((6.0, 10.0)), data=st.data())
+    def pod_on_tainted_node(self, kind, age, data):
+        """A pod placed on a node whose NoExecute taint has aged: its time counts from the taint's
+        timeAdded, not from its arrival."""
+        life, timing = notes(self.case), Timing(self.case)
+        node = data.draw(st.sampled_from(_tainted(self)))
+        ep = life.nodes[node].episodes[-1]
+        self._advance_to(max(ep.added.values()) + age)
+        name = self._pod_on(node, kind, start=False)
+        if name is not None:
+            self._follow_eviction(life.pods[name], timing.threshold(life.nodes[node], ep) + timing.delay)
+
+    def _follow_eviction(self, pod: PodLife, noexecute: float) -> None:
+        """From the NoExecute taint seen on both sides to the moments that decide the pod's fate."""
+        life, timing = notes(self.case), Timing(self.case)
+        ep = life.nodes[pod.node].episodes[-1]
+        added = [ep.added.get(side.name) for side in (self.case.oracle, self.case.target)]
+        seconds = doc_seconds(timing, pod.kind)
+        if None in added or pod.open or ep.returned is not None or seconds == "open":
+            return
+        if seconds is FOREVER:
+            self._advance_to(max(added) + timing.eviction + 2 * timing.interval + 1.0)
+            return
+        self._advance_to(max(min(added) + seconds, pod.arrived) - 0.001)
+        end = status_due(timing, max(max(added) + seconds, pod.arrived), noexecute, max(added))
+        self._advance_to(end + timing.interval + 0.01)
+        self._advance_to(end + timing.delay + 0.01)
+
+    def _advance_to(self, moment: float) -> None:
+        seconds = float(seconds_text(moment - self.case.now()))
+        if seconds > 0.005:
+            self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), "NODE-CHECK-INTERVAL", {"time": seconds})
 
     @precondition(lambda self: any(p.started and not p.finished and not notes(self.case).nodes[p.node].silent
                                    for p in notes(self.case).pods.values()))
@@ -586,6 +668,7 @@ class NodeLifecycle(Area):
         returned = bool(node.episodes) and node.episodes[-1].returned is not None
         graced = bool(node.episodes) and node.episodes[-1].grace is not None
         clause = ("NODE-RECOVERY-CLEARS-TAINTS" if returned else "NODE-RESTART-GRACE" if graced
+                  else "NODE-SIMULATOR-TIMEOUT-FLAGS" if node.declares is None and notes(case).flags == "not-ready timeout"
                   else "NODE-NOTREADY-AT-LEASE-DURATION")
         if state is not None and state["ready"] is not None and ours["ready"] != their["ready"]:
             case.stats.compared += 1
@@ -603,27 +686,34 @@ class NodeLifecycle(Area):
                 checks.append(Check(clause if returned or graced else taint_clause,
                                     Step("Then", f'node "{node.name}" {words} "{taint}"'),
                                     f"{taint}: the reference {ours[key]}, the target {their[key]}"))
-        checks += self._time_added_check(case, timing, node, state, now)
+        checks += self._time_added_check(case, timing, node, state, theirs.node(node.name))
         checks += self._event_checks(case, timing, node, mine, theirs, now)
         return checks
 
-    def _time_added_check(self, case, timing: Timing, node: NodeLife, state, now: float) -> list[Check]:
-        """The target's timeAdded: when the taint came (whole seconds: up to 1 s before), counted from
-        the last renewal -- judged once, when both sides surely have the taint."""
+    def _time_added_check(self, case, timing: Timing, node: NodeLife, state, their_node: dict | None) -> list[Check]:
+        """The target's timeAdded: there, and when the taint came (whole seconds: up to 1 s before),
+        counted from the last renewal -- judged once, when both sides surely have the taint."""
         if not node.silent or state is None or not state["noexecute"]:
             return []
         ep = node.episodes[-1]
-        if ep.judged_added or ep.grace is not None or len(ep.added) < 2 or timing.noexecute_open:
+        if ep.judged_added or ep.grace is not None or case.oracle.name not in ep.added or timing.noexecute_open:
             return []
-        ep.judged_added = True
         after = timing.threshold(node, ep) + timing.delay - ep.renewed
+        then = Step("Then", f'the NoExecute taint on node "{node.name}" was added {after:g} seconds after its last '
+                            "renewal")
+        if case.target.name not in ep.added:
+            taint = _noexecute(their_node)
+            if taint is None or "timeAdded" in taint:
+                return []             # (not seen yet, or a time this area cannot read: the step judges it)
+            ep.judged_added = True
+            case.stats.compared += 1
+            return [Check("NODE-NOEXECUTE-AFTER-DELAY", then, "timeAdded: the target's NoExecute taint has none")]
+        ep.judged_added = True
         theirs, moment = ep.added[case.target.name], ep.renewed + after
         case.stats.compared += 1
         if moment - 1.0 - EPS <= theirs <= moment + timing.interval + EPS:
             return []
-        return [Check("NODE-NOEXECUTE-AFTER-DELAY",
-                      Step("Then", f'the NoExecute taint on node "{node.name}" was added {after:g} seconds after '
-                                   "its last renewal"),
+        return [Check("NODE-NOEXECUTE-AFTER-DELAY", then,
                       f"timeAdded: the target's lies {theirs - ep.renewed:.3f} s after the last renewal")]
 
     def _event_checks(self, case, timing: Timing, node: NodeLife, mine: Snapshot, theirs: Snapshot,
@@ -661,6 +751,8 @@ class NodeLifecycle(Area):
                     now: float) -> list[Check]:
         ours, their = mine.pod(pod.name), theirs.pod(pod.name)
         checks = []
+        if pod.kind == "other-value" and their is not None and effective_seconds(_tolerations(their)) != 0.0:
+            pod.open = pod.compared_tolerations = True     # its admission read "already tolerates" the other way
         if not pod.compared_tolerations and ours is not None and not timing.defaults_open:
             pod.compared_tolerations = True
             checks += self._toleration_checks(case, pod, ours, their)
@@ -672,7 +764,7 @@ class NodeLifecycle(Area):
             return checks        # (each side counts from the timeAdded it wrote: whole seconds may differ)
         case.stats.compared += 1
         seen = (_where(ours, pod.node), _where(their, pod.node))
-        clause = self._fate_clause(timing, pod)
+        clause = self._fate_clause(timing, node, pod)
         if seen[0] != seen[1]:
             checks.append(Check(clause, self._fate_step(pod, ours, seen[0]),
                                 f"pod {pod.name}: the reference {seen[0]}, the target {seen[1]}"))
@@ -682,7 +774,7 @@ class NodeLifecycle(Area):
         return checks
 
     @staticmethod
-    def _fate_clause(timing: Timing, pod: PodLife) -> str:
+    def _fate_clause(timing: Timing, node: NodeLife, pod: PodLife) -> str:
         if pod.finished:
             return "NODE-LEAVES-FINISHED-PODS"
         if pod.deleted is not None:
@@ -690,9 +782,13 @@ class NodeLifecycle(Area):
         seconds = doc_seconds(timing, pod.kind)
         if seconds is FOREVER:
             return "NODE-TOLERATE-FOREVER"
+        if timing.defaults_open and seconds == timing.eviction and not TOLERATIONS[pod.kind]:
+            return "NODE-SIMULATOR-TIMEOUT-FLAGS"        # the default toleration, --eviction-timeout's
         if seconds == 0.0:
-            return "NODE-EVICT-NO-TOLERATION" if pod.kind in ("noschedule", "other-key") else \
+            return "NODE-EVICT-NO-TOLERATION" if pod.kind in ("noschedule", "other-key", "other-value") else \
                 "NODE-EVICT-NONPOSITIVE-SECONDS"
+        if node.episodes and any(pod.arrived > added for added in node.episodes[-1].added.values()):
+            return "NODE-EVICT-COUNTS-FROM-TIMEADDED"      # it came after the taint
         return "NODE-EVICT-AT-TOLERATION-EXPIRY"
 
     @staticmethod
@@ -721,7 +817,12 @@ class NodeLifecycle(Area):
         if now < end + timing.interval + SLACK:
             return []
         checks = []
-        if not (ours.get("spec") or {}).get("nodeName") and not (their.get("spec") or {}).get("nodeName"):
+        earliest = max(min(added) + seconds, pod.arrived)
+        # (not compared: bound again elsewhere -- a status written a pass late may never come to a pod
+        # the scheduler took within that pass; a restart between the eviction and its status -- what
+        # a restarted control plane remembers of unfinished work is not the document's)
+        restarted = any(earliest - SLACK <= r <= end + timing.interval + SLACK for r in notes(case).restarts)
+        if not restarted and not any((p.get("spec") or {}).get("nodeName") for p in (ours, their)):
             case.stats.compared += 1
             for got, then in ((lambda p: phase(p), Step("Then", f'pod "{pod.name}" is Pending')),
                               (lambda p: (p.get("status") or {}).get("reason"),
