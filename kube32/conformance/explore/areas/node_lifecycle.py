@@ -87,6 +87,7 @@ class NodeLife:
     name: str
     declares: float | None              # seconds the Lease declares; None: none (the not-ready timeout)
     episodes: list[Episode] = dataclasses.field(default_factory=list)
+    unsettled: bool = False             # a restart came before its return was surely seen: a reading from then on
 
     @property
     def silent(self) -> bool:
@@ -155,6 +156,8 @@ class Timing:
 # -- what the document says a node shows at a moment ---------------------------------------------
 def node_state(timing: Timing, node: NodeLife, now: float) -> dict | None:
     """{"ready": bool, "noschedule": bool, "noexecute": bool}, each None where undecided; None: all."""
+    if node.unsettled:
+        return None
     if not node.episodes:
         return {"ready": True, "noschedule": False, "noexecute": False}
     ep = node.episodes[-1]
@@ -208,6 +211,8 @@ def pod_fate(timing: Timing, node: NodeLife, pod: PodLife, side: str, now: float
     counted from the timeAdded that side wrote."""
     if pod.finished:
         return "home"
+    if node.unsettled:
+        return None
     seconds = doc_seconds(timing, pod.kind)
     if seconds == "open":
         return None
@@ -628,6 +633,10 @@ class NodeLifecycle(Area):
         if "restart" in intent:
             life.restarts.append(now)
             for node in life.nodes.values():
+                # a return not yet surely seen: whether the new controller finds the node still timed
+                # out (and keeps it so until it renews again) is a reading
+                if any(ep.returned is not None and ep.returned >= now - timing.interval - SLACK for ep in node.episodes):
+                    node.unsettled = True
                 if not node.silent:
                     continue
                 ep = node.episodes[-1]
@@ -721,6 +730,8 @@ class NodeLifecycle(Area):
         """NodeNotReady and NodeReady: none before the first change could come; one a while after a
         change surely came."""
         checks = []
+        if node.unsettled:
+            return checks
         i, later = timing.interval, timing.delay
         lapses = [ep for ep in node.episodes if not ep.node_open]
         first = node.episodes[0] if node.episodes else None

@@ -10,12 +10,13 @@ import dataclasses
 
 import yaml
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, multiple, rule
+from hypothesis.stateful import Bundle, multiple, precondition, rule
 
 from kube32.conformance.explore import diagnosis, fleet, readings, values
 from kube32.conformance.explore.areas import Area
 from kube32.conformance.explore.case import Check
 from kube32.conformance.explore.gherkin import Step, resources_table, table
+from kube32.conformance.explore.machine import seconds_text
 from kube32.conformance.explore.snapshot import Snapshot, condition, node_name, phase, terminating
 from kube32.conformance.steps import _fit
 from kube32.conformance.steps.scheduler import _pod_row
@@ -211,13 +212,79 @@ class SchedulerRules(fleet.FleetRules):
                 self.apply(Step("When", f'I label pod "{first}" with "release=b"'), "SCHED-ACCOUNT-MODIFIED-AFTER-STATUS")
         return self.create_pod_after_one_resource(first, 0)
 
+    @rule(target=pods, pick=st.integers(0, 15))
+    def create_named_pod_that_does_not_fit(self, pick):
+        """A pod created on a node with more of one resource than the node has: the scheduler never
+        looks at it -- it stays where it was written, without a FailedScheduling event, also over
+        the reconcile retries that follow."""
+        figure = self._node_figure(pick)
+        if figure is None:
+            return multiple()
+        node, name, text = figure
+        shape = {"form": "requesting", "resources": {name: str(2 * int(fleet._bytes(text)) + 1)}, "selector": {},
+                 "hints": []}
+        created = self._create(shape, node)
+        if isinstance(created, str) and self.case.manual:
+            self._wait(2 * self.case.oracle.ctx.profile.reconcile_interval, "SCHED-NODENAME-SKIPS-SCHEDULER")
+        return created
+
+    @rule(target=fleet.FleetRules.nodes, figures=fleet.node_figures(), count=st.integers(2, 3))
+    def register_twin_nodes(self, figures, count):
+        """Nodes written alike (the same figures, no labels): a pod that fits them scores the same
+        on each, and the tie-break alone picks among them."""
+        known = fleet.notes(self.case)
+        count = min(count, fleet.MAX_NODES - len(known.nodes))
+        if count < 2:
+            return multiple()
+        names = [known.next_node(i) for i in range(count)]
+        columns = figures[1]
+        body = [[name, *columns.values()] for name in names]
+        if not self.apply(Step("Given", "these Ready nodes:", table(["name", *columns], body)), "SCHED-TIE-BREAK",
+                          {"nodes": names}):
+            return multiple()
+        return multiple(*names)
+
+    @precondition(lambda self: self.case.manual and not self.case.trace)
+    @rule()
+    def reconcile_interval_flag(self):
+        """The simulator's --reconcile-interval set another way (the retries below follow it)."""
+        self.apply(Step("Given", "the control plane runs with a reconcile interval other than the default"),
+                   "SCHED-RECONCILE-RETRY", {})
+
+    @precondition(lambda self: self.case.manual)
+    @rule(pick=st.integers(0, 15), intervals=st.sampled_from((1, 1, 2)))
+    def wait_for_room(self, pick, intervals):
+        """A pod waiting for what another, Pending, pod holds; the kubelet starts the other one (a
+        running pod is no longer counted), then one reconcile interval (or two) passes: a retry
+        comes within each interval, and the waiting pod is bound by then."""
+        first = self.create_pod_taking_all_of_one_resource(pick)
+        got = Snapshot(self.case.oracle).pod(first) if isinstance(first, str) else None
+        node = node_name(got)
+        if node is None or not fleet.notes(self.case).nodes.get(node, fleet.NodeNote("")).status:
+            return
+        second = self.create_pod_after_one_resource(first, 0)
+        waiting = Snapshot(self.case.oracle).pod(second) if isinstance(second, str) else None
+        if waiting is None or node_name(waiting) is not None:
+            return
+        if self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{first}"'),
+                      "SCHED-ACCOUNT-RUNNING-NOT-SUBTRACTED"):
+            self._wait(intervals * self.case.oracle.ctx.profile.reconcile_interval, "SCHED-RECONCILE-RETRY")
+
+    def _wait(self, seconds: float, clause: str) -> None:
+        self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), clause, {"time": float(seconds_text(seconds))})
+
     def _figure(self, pick: int, counted: tuple = COUNTED) -> tuple[str, str] | None:
         """One (resource, figure) a node has of a resource in ``counted``, not zero."""
+        found = self._node_figure(pick, counted)
+        return None if found is None else found[1:]
+
+    def _node_figure(self, pick: int, counted: tuple = COUNTED) -> tuple[str, str, str] | None:
+        """One (node, resource, figure): what a node has of a resource in ``counted``, not zero."""
         taken = []
         for node in Snapshot(self.case.oracle).nodes():
             status = node.get("status") or {}
             figures = status.get("allocatable") or status.get("capacity") or {}
-            taken += [(name, text) for name, text in sorted(figures.items())
+            taken += [(node["metadata"]["name"], name, text) for name, text in sorted(figures.items())
                       if name in counted and text not in ("0", "0Ki", "")]
         return taken[pick % len(taken)] if taken else None
 
@@ -324,6 +391,22 @@ class Scheduler(Area):
             checks += self._placements(case)
         if "create" in intent and before is not None and not checks and FAMILY not in case.diverged:
             checks += self._create_checks(case, intent["create"], before, intent["named"])
+        return checks + self._named_checks(case)
+
+    @staticmethod
+    def _named_checks(case) -> list[Check]:
+        """A pod created on a node is never the scheduler's: no FailedScheduling about it, ever."""
+        named = [name for name, note in fleet.notes(case).pods.items() if note.named]
+        if not named:
+            return []
+        oracle, target = Snapshot(case.oracle), Snapshot(case.target)
+        checks = []
+        for name in named:
+            case.stats.compared += 1
+            if target.events_about("Pod", name, "FailedScheduling") and not oracle.events_about(
+                    "Pod", name, "FailedScheduling"):
+                checks.append(Check("SCHED-NODENAME-SKIPS-SCHEDULER",
+                                    Step("Then", f'there is no "FailedScheduling" event about pod "{name}"')))
         return checks
 
     def _create_checks(self, case, name, decision, named) -> list[Check]:
@@ -339,11 +422,6 @@ class Scheduler(Area):
         if decision.node and not named and (not isinstance(answer, dict) or node_name(answer) != decision.node):
             checks.append(Check("SCHED-BIND-ON-CREATE",
                                 Step("Then", f'the create response for pod "{name}" names node "{decision.node}"')))
-        if named:
-            events = target.events_about("Pod", name, "FailedScheduling")
-            if events:
-                checks.append(Check("SCHED-NODENAME-SKIPS-SCHEDULER",
-                                    Step("Then", f'there is no "FailedScheduling" event about pod "{name}"')))
         if decision.node is None and theirs is not None:
             checks += self._unschedulable(name, mine, theirs, oracle, target)
         return checks
