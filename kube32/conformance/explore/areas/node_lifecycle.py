@@ -2,7 +2,10 @@
 renewals, silences and returns (with the kubelet's status report), pods on them with every kind of
 unreachable toleration (none, zero, negative, short, long, without a limit, the defaults), pods that
 finished or are being deleted, control-plane restarts, a Deployment's pods and a DaemonSet whose
-template limits its unreachable toleration; the time rule aims at every deadline.
+template limits its unreachable toleration; the time rule aims at every deadline. Stories start
+from rest and end in the moments the document decides (a running pod from its node's last renewal
+to its fate, a pod placed on a node whose taint has aged, the timeout flags followed to their
+effect), since a random walk rarely strings them together.
 
 Compared where the document decides, on both sides at once: a node's Ready condition and its
 unreachable taints outside the check interval that follows each deadline (the lapse at the Lease's
@@ -15,8 +18,10 @@ look again after the NoExecute delay, and so does this area); the Deployment's p
 that the DaemonSet keeps each pod it had.
 
 What the document leaves open is never compared: a restart while a node is in a window or already
-timed out (whether the new controller counts it as timed out is a reading), several matching
-tolerations with different limits, a node renewed inside a pod's eviction window."""
+timed out, or before its return was surely seen (whether the new controller counts it as timed out
+is a reading), several matching tolerations with different limits, a node renewed inside a pod's
+eviction window, whether admission counts a toleration for another value as one the pod already
+has, an event or an evicted pod's status still to come when the control plane restarts."""
 
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
 """Scheduling and accounting: pods with random requests, limits, selectors and node names, and
 what the kubelets then report about them. Compared: where each pod is bound (at its create and
 on the reconcile retries), the create response, PodScheduled, the FailedScheduling event by its
-documented counts and the pod's listed row -- each only where every reasonable reading of the
-document gives the same answer (readings.py)."""
+documented counts and the pod's listed row, that a pod created on a node never gets a
+FailedScheduling event -- each only where every reasonable reading of the document gives the same
+answer (readings.py). Some rules set a moment up on purpose: nodes written alike (the tie-break
+alone decides), a named pod that does not fit, a pod waiting for room another pod frees, followed
+for one reconcile interval (also under --reconcile-interval)."""
 
 from __future__ import annotations
 
