@@ -12,7 +12,7 @@ import sys
 import time
 
 import hypothesis
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky
 from hypothesis.stateful import get_state_machine_test
@@ -111,7 +111,8 @@ class Session:
         cls = machine.build(self, self.areas)
         cfg = settings(max_examples=EXAMPLES_PER_ROUND, stateful_step_count=STEPS_PER_EXAMPLE, deadline=None,
                        database=db, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                       print_blob=False, phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
+                       print_blob=False, phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+                       verbosity=Verbosity.quiet)        # (the finding is explore's to tell, as a scenario)
         test = get_state_machine_test(cls, settings=cfg)
         verdict, why = "passed", "budget used up"
         while self.found_at is None and self._left() > 0:
