@@ -55,7 +55,9 @@ class NodeLife:
     name: str
     declares: float | None              # seconds the Lease declares; None: none (the not-ready timeout)
     episodes: list[Episode] = dataclasses.field(default_factory=list)
-    unsettled: bool = False             # a restart came before its return was surely seen: a reading from then on
+    # its state is a reading from then on: a restart came before its return was surely seen, or
+    # --not-ready-timeout was set and its Lease declares its own duration
+    unsettled: bool = False
 
     @property
     def silent(self) -> bool:

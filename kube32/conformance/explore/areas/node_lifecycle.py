@@ -89,7 +89,7 @@ def _tainted(self) -> list[str]:
     """Silent nodes whose NoExecute taint both sides were seen to write (at a moment the document decides)."""
     life, timing = notes(self.case), Timing(self.case)
     return sorted(n.name for n in life.nodes.values() if n.silent and len(n.episodes[-1].added) == 2
-                  and not n.episodes[-1].open and not timing.noexecute_open)
+                  and not n.episodes[-1].open and not n.unsettled and not timing.noexecute_open)
 
 
 def _ahead(self) -> bool:
@@ -99,7 +99,7 @@ def _ahead(self) -> bool:
 class LifecycleRules:
     """Each rule picks among the nodes and pods it can act on (so few steps are wasted)."""
 
-    @precondition(lambda self: not notes(self.case).nodes and notes(self.case).flags is None)
+    @precondition(lambda self: not self.case.trace)    # (a restart with one flag drops another area's)
     @rule(which=st.sampled_from(("eviction timeout", "not-ready timeout")), story=st.booleans())
     def timeouts(self, which, story):
         """The simulator's --eviction-timeout or --not-ready-timeout, set another way; then (the
@@ -408,7 +408,8 @@ class NodeLifecycle(Area):
         if "lifecycle_node" in intent:
             name, lease = intent["lifecycle_node"]
             declares = None if lease == "none" else timing.default if lease == "kubelet" else float(lease)
-            life.nodes[name] = NodeLife(name, declares)
+            # --not-ready-timeout: whether a Lease that declares its own duration keeps it is a reading
+            life.nodes[name] = NodeLife(name, declares, unsettled=lease != "none" and life.flags == "not-ready timeout")
         if not ({intent.get("silence"), intent.get("return")} - {None}) <= life.nodes.keys() or not (
                 {intent.get("finished"), intent.get("deleted"), intent.get("started")} - {None}) <= life.pods.keys():
             return                  # (a shrunk trace without the step that made it)
@@ -472,8 +473,8 @@ class NodeLifecycle(Area):
                 if taint is not None and taint.get("timeAdded"):
                     try:
                         ep.added[side.name] = timefmt.parse(taint["timeAdded"]) - side.start
-                    except ValueError:
-                        pass
+                    except (ValueError, TypeError, AttributeError):
+                        pass        # (not a time: the step that reads it says so)
 
     # -- nodes -------------------------------------------------------------------------------------
     def _node_checks(self, case, timing: Timing, node: NodeLife, mine: Snapshot, theirs: Snapshot,
@@ -521,7 +522,7 @@ class NodeLifecycle(Area):
                             "renewal")
         if case.target.name not in ep.added:
             taint = _noexecute(their_node)
-            if taint is None or "timeAdded" in taint:
+            if taint is None or taint.get("timeAdded"):
                 return []             # (not seen yet, or a time this area cannot read: the step judges it)
             ep.judged_added = True
             case.stats.compared += 1
@@ -609,7 +610,7 @@ class NodeLifecycle(Area):
         if timing.defaults_open and seconds == timing.eviction and not TOLERATIONS[pod.kind]:
             return "NODE-SIMULATOR-TIMEOUT-FLAGS"        # the default toleration, --eviction-timeout's
         if seconds == 0.0:
-            return "NODE-EVICT-NO-TOLERATION" if pod.kind in ("noschedule", "other-key", "other-value") else \
+            return "NODE-EVICT-NO-TOLERATION" if pod.kind == "other-value" else \
                 "NODE-EVICT-NONPOSITIVE-SECONDS"
         if node.episodes and any(pod.arrived > added for added in node.episodes[-1].added.values()):
             return "NODE-EVICT-COUNTS-FROM-TIMEADDED"      # it came after the taint

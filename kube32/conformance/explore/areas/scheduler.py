@@ -228,7 +228,7 @@ class SchedulerRules(fleet.FleetRules):
                  "hints": []}
         created = self._create(shape, node)
         if isinstance(created, str) and self.case.manual:
-            self._wait(2 * self.case.oracle.ctx.profile.reconcile_interval, "SCHED-NODENAME-SKIPS-SCHEDULER")
+            self._wait(2, "SCHED-NODENAME-SKIPS-SCHEDULER")
         return created
 
     @rule(target=fleet.FleetRules.nodes, figures=fleet.node_figures(), count=st.integers(2, 3))
@@ -257,9 +257,9 @@ class SchedulerRules(fleet.FleetRules):
     @precondition(lambda self: self.case.manual)
     @rule(pick=st.integers(0, 15), intervals=st.sampled_from((1, 1, 2)))
     def wait_for_room(self, pick, intervals):
-        """A pod waiting for what another, Pending, pod holds; the kubelet starts the other one (a
-        running pod is no longer counted), then one reconcile interval (or two) passes: a retry
-        comes within each interval, and the waiting pod is bound by then."""
+        """A pod waiting for what another, Pending, pod holds; the kubelet starts the other one (its
+        node's report then no longer counts it), then just over one reconcile interval (or two)
+        passes: a retry comes within each interval, and the waiting pod is bound by then."""
         first = self.create_pod_taking_all_of_one_resource(pick)
         got = Snapshot(self.case.oracle).pod(first) if isinstance(first, str) else None
         node = node_name(got)
@@ -271,9 +271,11 @@ class SchedulerRules(fleet.FleetRules):
             return
         if self.apply(Step("When", f'the kubelet on node "{node}" starts pod "{first}"'),
                       "SCHED-ACCOUNT-RUNNING-NOT-SUBTRACTED"):
-            self._wait(intervals * self.case.oracle.ctx.profile.reconcile_interval, "SCHED-RECONCILE-RETRY")
+            self._wait(intervals, "SCHED-RECONCILE-RETRY")
 
-    def _wait(self, seconds: float, clause: str) -> None:
+    def _wait(self, intervals: int, clause: str) -> None:
+        """Just past ``intervals`` reconcile intervals (a retry due exactly at the end is not awaited)."""
+        seconds = intervals * self.case.oracle.ctx.profile.reconcile_interval + 0.01
         self.apply(Step("When", f"{seconds_text(seconds)} seconds pass"), clause, {"time": float(seconds_text(seconds))})
 
     def _figure(self, pick: int, counted: tuple = COUNTED) -> tuple[str, str] | None:
@@ -283,8 +285,10 @@ class SchedulerRules(fleet.FleetRules):
 
     def _node_figure(self, pick: int, counted: tuple = COUNTED) -> tuple[str, str, str] | None:
         """One (node, resource, figure): what a node has of a resource in ``counted``, not zero."""
-        taken = []
+        taken, fleet_nodes = [], fleet.notes(self.case).nodes
         for node in Snapshot(self.case.oracle).nodes():
+            if node["metadata"]["name"] not in fleet_nodes:
+                continue             # (another area's: it may go silent and have its pods evicted)
             status = node.get("status") or {}
             figures = status.get("allocatable") or status.get("capacity") or {}
             taken += [(node["metadata"]["name"], name, text) for name, text in sorted(figures.items())
@@ -390,6 +394,12 @@ class Scheduler(Area):
         if "time" in intent and before:
             for name, decision in before.items():
                 wanted[name] = Expectation(decision)
+        elif "create" not in intent and "time" not in intent:
+            # the document has unbound pods retried every interval; one that also retries when a
+            # node or pod changes binds sooner: unbound is decided again by the next clock move
+            for want in wanted.values():
+                if want.decision is not None and want.decision.node is None:
+                    want.settled = False
         if FAMILY not in case.diverged:
             checks += self._placements(case)
         if "create" in intent and before is not None and not checks and FAMILY not in case.diverged:
@@ -405,6 +415,8 @@ class Scheduler(Area):
         oracle, target = Snapshot(case.oracle), Snapshot(case.target)
         checks = []
         for name in named:
+            if not node_name(oracle.pod(name)) or not node_name(target.pod(name)):
+                continue             # (evicted by another area, or deleted: the scheduler's again)
             case.stats.compared += 1
             if target.events_about("Pod", name, "FailedScheduling") and not oracle.events_about(
                     "Pod", name, "FailedScheduling"):
