@@ -92,6 +92,12 @@ def _tainted(self) -> list[str]:
                   and not n.episodes[-1].open and not n.unsettled and not timing.noexecute_open)
 
 
+def _soonest(timing: Timing, pod: PodLife) -> float:
+    """How long the pod stays by the document, for ordering (no limit, or open: last)."""
+    seconds = doc_seconds(timing, pod.kind)
+    return seconds if isinstance(seconds, float) else float("inf")
+
+
 def _ahead(self) -> bool:
     return self.case.manual and bool(AREA.upcoming(self.case))
 
@@ -111,7 +117,7 @@ class LifecycleRules:
         if story and self.case.manual:
             node = self._register("none" if which[0] == "n" else "kubelet")
             if node is not None:
-                self._silence_story(node, "none")
+                self._silence_story(node, ["none"])
 
     @precondition(lambda self: len(notes(self.case).nodes) < MAX_NODES)
     @rule(lease=st.sampled_from(("kubelet", "kubelet", *LEASES, "none")))
@@ -189,28 +195,30 @@ class LifecycleRules:
         self.apply(Step("When", f'node "{node}" renews its lease for the last time'), "NODE-NOTREADY-AT-LEASE-DURATION",
                    {"silence": node})
 
-    @precondition(lambda self: self.case.manual and _renewing(self) and len(notes(self.case).pods) < MAX_PODS)
-    @rule(kind=st.sampled_from(("none", "zero", "negative", "one", "short", "forever", "other-value", "noschedule")),
-          data=st.data())
-    def eviction_story(self, kind, data):
-        """A running pod's whole story in one go: the node's last renewal, its lapse and the NoExecute
-        taint surely there, then just before the pod's time runs out, past its eviction's window, a
-        pass later (its status) and the NoExecute delay later (its event); an unlimited toleration
-        is followed past the default's end."""
+    @precondition(lambda self: self.case.manual and _renewing(self) and len(notes(self.case).pods) < MAX_PODS - 1)
+    @rule(kinds=st.lists(st.sampled_from(("none", "zero", "negative", "one", "short", "forever", "other-value")),
+                         min_size=1, max_size=2, unique=True), data=st.data())
+    def eviction_story(self, kinds, data):
+        """Running pods' whole story in one go (one or two toleration kinds): the node's last
+        renewal, its lapse and the NoExecute taint surely there, then for each pod, the soonest
+        first, just before its time runs out, past its eviction's window, a pass later (its status)
+        and the NoExecute delay later (its event); an unlimited toleration is followed past the
+        default's end."""
         life = notes(self.case)
-        self._silence_story(data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent))), kind)
+        self._silence_story(data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent))), kinds)
 
-    def _silence_story(self, node: str, kind: str) -> None:
+    def _silence_story(self, node: str, kinds: list[str]) -> None:
         life = notes(self.case)
-        name = self._pod_on(node, kind, start=True)
-        if name is None or not self.apply(Step("When", f'node "{node}" renews its lease for the last time'),
-                                          "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node}):
+        names = [name for name in (self._pod_on(node, kind, start=True) for kind in kinds) if name is not None]
+        if not names or not self.apply(Step("When", f'node "{node}" renews its lease for the last time'),
+                                       "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node}):
             return
         timing, life_node = Timing(self.case), life.nodes[node]
         lapse = timing.threshold(life_node, life_node.episodes[-1])
         self._advance_to(lapse + timing.interval + 0.01)
         self._advance_to(lapse + timing.delay + timing.interval + 0.01)
-        self._follow_eviction(life.pods[name], lapse + timing.delay)
+        for name in sorted(names, key=lambda n: _soonest(timing, life.pods[n])):
+            self._follow_eviction(life.pods[name], lapse + timing.delay)
 
     @precondition(lambda self: self.case.manual and len(notes(self.case).pods) < MAX_PODS and bool(_tainted(self)))
     @rule(kind=st.sampled_from(("short", "medium")), age=st.sampled_from((6.0, 10.0)), data=st.data())
