@@ -245,7 +245,10 @@ class LifecycleRules:
             self._advance_to(max(added) + timing.eviction + 2 * timing.interval + 1.0)
             return
         self._advance_to(max(min(added) + seconds, pod.arrived) - 0.001)
-        end = status_due(timing, max(max(added) + seconds, pod.arrived), noexecute, max(added))
+        latest = max(max(added) + seconds, pod.arrived)
+        if not timing.noexecute_open:          # the first moment its eviction is decided
+            self._advance_to(max(latest, noexecute + timing.interval) + timing.interval + 0.01)
+        end = status_due(timing, latest, noexecute, max(added))
         self._advance_to(end + timing.interval + 0.01)
         self._advance_to(end + timing.delay + 0.01)
 
@@ -285,6 +288,32 @@ class LifecycleRules:
     @rule()
     def restart(self):
         self.apply(Step("When", "the control plane restarts"), "NODE-RESTART-GRACE", {"restart": True})
+
+    @precondition(lambda self: self.case.manual and _renewing(self) and len(notes(self.case).pods) < MAX_PODS
+                  and len(notes(self.case).restarts) < 2)
+    @rule(kind=st.sampled_from(("zero", "short", "medium")), late=st.booleans(), data=st.data())
+    def restart_story(self, kind, late, data):
+        """A control-plane restart in a node's silence, with a running pod on it: a second before its
+        Lease lapses (the new controller gives the node a whole lease duration from the restart:
+        looked at just after the old lapse and the new one), or once its NoExecute taint is there
+        (the taint's timeAdded, and the pod's time counted from it, stay); then the pod's fate."""
+        life = notes(self.case)
+        node = data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent)))
+        name = self._pod_on(node, kind, start=True)
+        if name is None or not self.apply(Step("When", f'node "{node}" renews its lease for the last time'),
+                                          "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node}):
+            return
+        timing, life_node = Timing(self.case), life.nodes[node]
+        lapse = timing.threshold(life_node, life_node.episodes[-1])
+        self._advance_to(lapse + timing.delay + timing.interval + 0.01 if late else lapse - 1.0)
+        if not self.apply(Step("When", "the control plane restarts"), "NODE-RESTART-GRACE", {"restart": True}):
+            return
+        if not late:
+            self._advance_to(lapse + timing.interval + 0.01)
+            lapse = timing.threshold(life_node, life_node.episodes[-1])       # (counted from the restart now)
+            self._advance_to(lapse + timing.interval + 0.01)
+            self._advance_to(lapse + timing.delay + timing.interval + 0.01)
+        self._follow_eviction(life.pods[name], lapse + timing.delay)
 
     @precondition(lambda self: notes(self.case).nodes and not notes(self.case).deployed)
     @rule()
