@@ -225,3 +225,8 @@ def status_due(timing: Timing, start: float, noexecute: float, added: float) -> 
     """When an eviction due from ``start`` has surely happened: its check interval, after the
     NoExecute taint's own and after the second timeAdded may lie before the taint came."""
     return max(start, noexecute + timing.interval, added + 1.0) + timing.interval
+
+
+def restarted_within(restarts: list[float], start: float, end: float) -> bool:
+    """A control-plane restart between the two moments (what it leaves unfinished is open)."""
+    return any(start - SLACK <= r <= end + SLACK for r in restarts)

@@ -50,6 +50,7 @@ from kube32.conformance.explore.areas.lifecycle_model import (
     node_state,
     notes,
     pod_fate,
+    restarted_within,
     status_due,
 )
 from kube32.conformance.explore.case import Check
@@ -207,14 +208,20 @@ class LifecycleRules:
         life = notes(self.case)
         self._silence_story(data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent))), kinds)
 
-    def _silence_story(self, node: str, kinds: list[str]) -> None:
-        life = notes(self.case)
+    def _start_silence(self, node: str, kinds: list[str]) -> tuple[list[str], float] | None:
+        """Running pods of these kinds on the node, then its last renewal: the pods and its lapse."""
         names = [name for name in (self._pod_on(node, kind, start=True) for kind in kinds) if name is not None]
         if not names or not self.apply(Step("When", f'node "{node}" renews its lease for the last time'),
                                        "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node}):
+            return None
+        life_node = notes(self.case).nodes[node]
+        return names, Timing(self.case).threshold(life_node, life_node.episodes[-1])
+
+    def _silence_story(self, node: str, kinds: list[str]) -> None:
+        started = self._start_silence(node, kinds)
+        if started is None:
             return
-        timing, life_node = Timing(self.case), life.nodes[node]
-        lapse = timing.threshold(life_node, life_node.episodes[-1])
+        (names, lapse), life, timing = started, notes(self.case), Timing(self.case)
         self._advance_to(lapse + timing.interval + 0.01)
         self._advance_to(lapse + timing.delay + timing.interval + 0.01)
         for name in sorted(names, key=lambda n: _soonest(timing, life.pods[n])):
@@ -299,12 +306,10 @@ class LifecycleRules:
         (the taint's timeAdded, and the pod's time counted from it, stay); then the pod's fate."""
         life = notes(self.case)
         node = data.draw(st.sampled_from(sorted(n for n, v in life.nodes.items() if not v.silent)))
-        name = self._pod_on(node, kind, start=True)
-        if name is None or not self.apply(Step("When", f'node "{node}" renews its lease for the last time'),
-                                          "NODE-NOTREADY-AT-LEASE-DURATION", {"silence": node}):
+        started = self._start_silence(node, [kind])
+        if started is None:
             return
-        timing, life_node = Timing(self.case), life.nodes[node]
-        lapse = timing.threshold(life_node, life_node.episodes[-1])
+        ([name], lapse), timing, life_node = started, Timing(self.case), life.nodes[node]
         self._advance_to(lapse + timing.delay + timing.interval + 0.01 if late else lapse - 1.0)
         if not self.apply(Step("When", "the control plane restarts"), "NODE-RESTART-GRACE", {"restart": True}):
             return
@@ -587,7 +592,7 @@ class NodeLifecycle(Area):
         returns = [ep.returned + i for ep in lapses if ep.returned is not None and timing.lapsed(node, ep)]
         # (an event still to come when the control plane restarts may never come: events are best effort)
         restarts = notes(case).restarts
-        surely, returns = ([m for m in came if not any(m - i - SLACK <= r <= m + later + SLACK for r in restarts)]
+        surely, returns = ([m for m in came if not restarted_within(restarts, m - i, m + later)]
                            for came in (surely, returns))
         for reason, clause, came, first_possible in (
                 ("NodeNotReady", "NODE-NOTREADY-EVENT", surely,
@@ -683,7 +688,7 @@ class NodeLifecycle(Area):
         # (not compared: bound again elsewhere -- a status written a pass late may never come to a pod
         # the scheduler took within that pass; a restart between the eviction and its status -- what
         # a restarted control plane remembers of unfinished work is not the document's)
-        restarted = any(earliest - SLACK <= r <= end + timing.interval + SLACK for r in notes(case).restarts)
+        restarted = restarted_within(notes(case).restarts, earliest, end + timing.interval)
         if not restarted and not any((p.get("spec") or {}).get("nodeName") for p in (ours, their)):
             case.stats.compared += 1
             for got, then in ((lambda p: phase(p), Step("Then", f'pod "{pod.name}" is Pending')),
@@ -696,7 +701,7 @@ class NodeLifecycle(Area):
                                         f"the evicted pod: the reference {got(ours)!r}, the target {got(their)!r}"))
         if now >= end + timing.delay + SLACK:
             pod.away = True
-            if any(earliest - SLACK <= r <= end + timing.delay + SLACK for r in notes(case).restarts):
+            if restarted_within(notes(case).restarts, earliest, end + timing.delay):
                 return checks        # (an event still to come at a restart may never come)
             case.stats.compared += 1
             if _events(case.oracle, "Pod", pod.name, "Evicted") and not _events(case.target, "Pod", pod.name, "Evicted"):

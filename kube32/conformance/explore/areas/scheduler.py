@@ -400,19 +400,17 @@ class Scheduler(Area):
             for want in wanted.values():
                 if want.decision is not None and want.decision.node is None:
                     want.settled = False
+        oracle, target = Snapshot(case.oracle), Snapshot(case.target)     # (one look after the step)
         if FAMILY not in case.diverged:
-            checks += self._placements(case)
+            checks += self._placements(case, oracle, target)
         if "create" in intent and before is not None and not checks and FAMILY not in case.diverged:
-            checks += self._create_checks(case, intent["create"], before, intent["named"])
-        return checks + self._named_checks(case)
+            checks += self._create_checks(case, intent["create"], before, intent["named"], oracle, target)
+        return checks + self._named_checks(case, oracle, target)
 
     @staticmethod
-    def _named_checks(case) -> list[Check]:
+    def _named_checks(case, oracle: Snapshot, target: Snapshot) -> list[Check]:
         """A pod created on a node is never the scheduler's: no FailedScheduling about it, ever."""
         named = [name for name, note in fleet.notes(case).pods.items() if note.named]
-        if not named:
-            return []
-        oracle, target = Snapshot(case.oracle), Snapshot(case.target)
         checks = []
         for name in named:
             if not node_name(oracle.pod(name)) or not node_name(target.pod(name)):
@@ -424,8 +422,7 @@ class Scheduler(Area):
                                     Step("Then", f'there is no "FailedScheduling" event about pod "{name}"')))
         return checks
 
-    def _create_checks(self, case, name, decision, named) -> list[Check]:
-        oracle, target = Snapshot(case.oracle), Snapshot(case.target)
+    def _create_checks(self, case, name, decision, named, oracle: Snapshot, target: Snapshot) -> list[Check]:
         mine, theirs = oracle.pod(name), target.pod(name)
         if mine is None or node_name(mine) != decision.node:
             case.stats.explorer_doubts.append(f"pod {name}: the oracle did not do what every reading says: "
@@ -470,9 +467,8 @@ class Scheduler(Area):
                     table(["TYPE", "REASON", "OBJECT"], [["Warning", "FailedScheduling", f"pod/{name}"]]))))
         return checks
 
-    def _placements(self, case) -> list[Check]:
+    def _placements(self, case, oracle: Snapshot, target: Snapshot) -> list[Check]:
         """Every pod whose placement the document decides is where the oracle has it."""
-        oracle, target = Snapshot(case.oracle), Snapshot(case.target)
         checks = []
         for name, want in expectations(case).items():
             mine, theirs = oracle.pod(name), target.pod(name)
